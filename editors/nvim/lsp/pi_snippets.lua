@@ -1,0 +1,25 @@
+-- Neovim 0.11+ LSP config for pi-snippets-lsp (`%name` prompt snippets).
+--
+-- Enable it with `vim.lsp.enable('pi_snippets')`. Override any field with
+-- `vim.lsp.config('pi_snippets', { ... })`, e.g. to widen the filetypes:
+--
+--   vim.lsp.config('pi_snippets', { filetypes = { 'markdown', 'text', 'gitcommit', 'mail' } })
+--
+-- See `:help pi_snippets`.
+
+-- The module installs the LspAttach/LspDetach autocmds that bind the shortcut
+-- and enable completion. It runs here because this file is always evaluated
+-- before a `pi_snippets` client can start.
+require('pi_snippets')._install()
+
+---@type vim.lsp.Config
+return {
+  cmd = { 'pi-snippets-lsp' },
+  filetypes = { 'markdown', 'text', 'gitcommit' },
+  root_markers = { '.pi', '.git' },
+  handlers = {
+    ['snippets/didLoad'] = function(err, result, ctx)
+      return require('pi_snippets')._on_did_load(err, result, ctx)
+    end,
+  },
+}

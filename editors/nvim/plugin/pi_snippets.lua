@@ -1,0 +1,25 @@
+-- pi_snippets: user commands for pi-snippets-lsp. The logic lives in
+-- lua/pi_snippets/init.lua and is loaded on first use. See :help pi_snippets.
+if vim.g.loaded_pi_snippets then
+  return
+end
+vim.g.loaded_pi_snippets = true
+
+if vim.fn.has('nvim-0.11') == 0 then
+  vim.notify('pi-simple-snippets: pi_snippets needs Neovim 0.11 or newer', vim.log.levels.WARN)
+  return
+end
+
+local command = vim.api.nvim_create_user_command
+
+command('PiSnippetsExpand', function(o)
+  require('pi_snippets').expand({ line1 = o.line1, line2 = o.line2 })
+end, { range = '%', bar = true, desc = 'Expand %name snippet markers in the buffer or range' })
+
+command('PiSnippetsList', function()
+  require('pi_snippets').list()
+end, { bar = true, desc = 'List the %name snippets pi-snippets-lsp has loaded' })
+
+command('PiSnippetsReload', function()
+  require('pi_snippets').reload()
+end, { bar = true, desc = 'Make pi-snippets-lsp re-read its settings' })

@@ -1,0 +1,418 @@
+// VS Code client for pi-snippets-lsp: completion of %name markers, expansion commands,
+// and a few conveniences around the server's custom requests.
+import * as vscode from 'vscode';
+import {
+    LanguageClient,
+    LanguageClientOptions,
+    ServerOptions,
+    TransportKind,
+} from 'vscode-languageclient/node';
+import { SECTION, serverSettings } from './config';
+import { resolveServerCommand } from './serverCommand';
+import { toVsCodeKey } from './shortcut';
+
+interface SnippetInfo {
+    name: string;
+    value: string;
+    preview: string;
+    source: string;
+}
+
+interface LoadResult {
+    snippets: SnippetInfo[];
+    shortcut: string | null;
+    expandOnCompletion: boolean;
+    warnings: string[];
+}
+
+interface ExpandResult {
+    text: string;
+    changed: boolean;
+}
+
+const DEFAULT_LANGUAGES = ['markdown', 'plaintext', 'git-commit'];
+const SCHEMES = ['file', 'untitled'];
+const TRIGGER_COMMAND = 'piSimpleSnippets.triggerCompletion';
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel;
+let status: vscode.StatusBarItem;
+type Selector = { scheme: string; language?: string }[];
+
+let selector: Selector = [];
+let lastLoad: LoadResult | undefined;
+/** Start/stop/restart run one after the other, never interleaved. */
+let lifecycle: Promise<void> = Promise.resolve();
+const warnedShortcuts = new Set<string>();
+
+export function buildSelector(extraLanguages: unknown): Selector {
+    const languages = new Set(DEFAULT_LANGUAGES);
+    let all = false;
+    if (Array.isArray(extraLanguages)) {
+        for (const entry of extraLanguages) {
+            if (typeof entry !== 'string' || entry.trim().length === 0) {
+                continue;
+            }
+            if (entry.trim() === '*') {
+                all = true;
+            } else {
+                languages.add(entry.trim());
+            }
+        }
+    }
+    if (all) {
+        return SCHEMES.map((scheme) => ({ scheme }));
+    }
+    return [...languages].flatMap((language) => SCHEMES.map((scheme) => ({ scheme, language })));
+}
+
+function plural(n: number, word: string): string {
+    return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function updateStatus(): void {
+    if (!status) {
+        return;
+    }
+    const doc = vscode.window.activeTextEditor?.document;
+    if (!client || !lastLoad || !doc || vscode.languages.match(selector, doc) === 0) {
+        status.hide();
+        return;
+    }
+    const n = lastLoad.snippets.length;
+    status.text = `$(symbol-snippet) ${n}`;
+    const warn = lastLoad.warnings.length > 0 ? ` (${plural(lastLoad.warnings.length, 'warning')})` : '';
+    status.tooltip = `Pi Snippets: ${plural(n, 'snippet')} loaded${warn}. Click to list them.`;
+    status.accessibilityInformation = { label: `Pi Snippets: ${plural(n, 'snippet')} loaded${warn}` };
+    status.show();
+}
+
+function onLoaded(result: LoadResult): void {
+    lastLoad = {
+        snippets: Array.isArray(result?.snippets) ? result.snippets : [],
+        shortcut: typeof result?.shortcut === 'string' ? result.shortcut : null,
+        expandOnCompletion: result?.expandOnCompletion === true,
+        warnings: Array.isArray(result?.warnings) ? result.warnings : [],
+    };
+    output.info(
+        `Loaded ${plural(lastLoad.snippets.length, 'snippet')}` +
+            (lastLoad.shortcut ? `, shortcut ${lastLoad.shortcut}` : '') +
+            (lastLoad.warnings.length > 0 ? `, warnings: ${lastLoad.warnings.join(' | ')}` : ''),
+    );
+    const shortcut = lastLoad.shortcut;
+    if (shortcut && !warnedShortcuts.has(shortcut)) {
+        warnedShortcuts.add(shortcut);
+        const key = toVsCodeKey(shortcut);
+        if (key) {
+            output.warn(
+                `The Pi shortcut "${shortcut}" is not bound: VS Code extensions cannot add keybindings at run time. ` +
+                    `Add it to keybindings.json: {"key": "${key}", "command": "${TRIGGER_COMMAND}", "when": "editorTextFocus"}`,
+            );
+        } else {
+            output.warn(
+                `The Pi shortcut "${shortcut}" has no VS Code equivalent and is not bound; ` +
+                    `bind the command ${TRIGGER_COMMAND} in keybindings.json yourself.`,
+            );
+        }
+    }
+    updateStatus();
+}
+
+async function createAndStart(): Promise<void> {
+    const config = vscode.workspace.getConfiguration(SECTION);
+    const server = await resolveServerCommand(config, vscode.window.activeTextEditor?.document.uri);
+    selector = buildSelector(config.get<unknown>('languages'));
+    output.info(`Starting ${[server.command, ...server.args, '--stdio'].join(' ')} (${server.origin})`);
+
+    const serverOptions: ServerOptions = {
+        command: server.command,
+        args: server.args,
+        transport: TransportKind.stdio,
+        options: { env: process.env },
+    };
+    const clientOptions: LanguageClientOptions = {
+        documentSelector: selector,
+        outputChannel: output,
+        initializationOptions: () => ({
+            trustProjectSettings: vscode.workspace.isTrusted,
+            piSimpleSnippets: serverSettings(),
+        }),
+        synchronize: { configurationSection: SECTION },
+        middleware: {
+            workspace: {
+                // Answer the piSimpleSnippets section with explicitly set values only, so that
+                // VS Code's defaults never hide the values of Pi's settings files.
+                configuration: async (params, token, next) => {
+                    const answer = await next(params, token);
+                    if (!Array.isArray(answer)) {
+                        return answer;
+                    }
+                    return params.items.map((item, i) =>
+                        item.section === SECTION
+                            ? serverSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined)
+                            : answer[i],
+                    );
+                },
+            },
+        },
+    };
+
+    const c = new LanguageClient(SECTION, 'Pi Snippets', serverOptions, clientOptions);
+    c.onNotification('snippets/didLoad', (result: LoadResult) => onLoaded(result));
+    client = c;
+    try {
+        await c.start();
+    } catch (err) {
+        client = undefined;
+        const message = err instanceof Error ? err.message : String(err);
+        output.error(`The server did not start: ${message}`);
+        void vscode.window
+            .showErrorMessage(
+                `Pi Snippets: could not start the language server (${server.command}). ` +
+                    'Install pi-snippets-lsp or set piSimpleSnippets.serverPath.',
+                'Open Settings',
+                'Show Output',
+            )
+            .then((choice) => {
+                if (choice === 'Open Settings') {
+                    void vscode.commands.executeCommand('workbench.action.openSettings', 'piSimpleSnippets.serverPath');
+                } else if (choice === 'Show Output') {
+                    output.show(true);
+                }
+            });
+        try {
+            await c.dispose();
+        } catch {
+            // Already broken; nothing more to clean up.
+        }
+        return;
+    }
+    if (!lastLoad) {
+        try {
+            onLoaded(await c.sendRequest<LoadResult>('snippets/list', {}));
+        } catch (err) {
+            output.warn(`snippets/list failed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+    }
+}
+
+async function stopClient(): Promise<void> {
+    const c = client;
+    client = undefined;
+    lastLoad = undefined;
+    updateStatus();
+    if (c) {
+        try {
+            await c.stop(5000);
+        } catch (err) {
+            output.warn(`Stopping the server: ${err instanceof Error ? err.message : String(err)}`);
+        }
+    }
+}
+
+function schedule(step: () => Promise<void>): Promise<void> {
+    lifecycle = lifecycle.then(step, step).catch((err) => {
+        output.error(`Lifecycle: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    return lifecycle;
+}
+
+function restart(): Promise<void> {
+    return schedule(async () => {
+        await stopClient();
+        await createAndStart();
+    });
+}
+
+async function readyClient(): Promise<LanguageClient | undefined> {
+    await lifecycle;
+    if (client && client.isRunning()) {
+        return client;
+    }
+    const choice = await vscode.window.showErrorMessage(
+        'Pi Snippets: the language server is not running.',
+        'Restart',
+        'Show Output',
+    );
+    if (choice === 'Restart') {
+        await restart();
+        return client && client.isRunning() ? client : undefined;
+    }
+    if (choice === 'Show Output') {
+        output.show(true);
+    }
+    return undefined;
+}
+
+function reportError(what: string, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    output.error(`${what}: ${message}`);
+    void vscode.window.showErrorMessage(`Pi Snippets: ${what} failed: ${message}`);
+}
+
+function wholeDocument(doc: vscode.TextDocument): vscode.Range {
+    return new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length));
+}
+
+async function expandCommand(selectionOnly: boolean): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+        void vscode.window.showWarningMessage('Pi Snippets: open a text editor first.');
+        return;
+    }
+    const c = await readyClient();
+    if (!c) {
+        return;
+    }
+    const doc = editor.document;
+    const version = doc.version;
+    let ranges: vscode.Range[] = [];
+    if (selectionOnly) {
+        ranges = editor.selections.filter((s) => !s.isEmpty).map((s) => new vscode.Range(s.start, s.end));
+    }
+    if (ranges.length === 0) {
+        ranges = [wholeDocument(doc)];
+    }
+    try {
+        const results = await Promise.all(
+            ranges.map((range) =>
+                c.sendRequest<ExpandResult>('snippets/expand', { text: doc.getText(range), uri: doc.uri.toString() }),
+            ),
+        );
+        if (doc.isClosed || doc.version !== version) {
+            void vscode.window.showWarningMessage('Pi Snippets: the document changed while expanding; nothing was replaced.');
+            return;
+        }
+        const changes = ranges
+            .map((range, i) => ({ range, result: results[i] }))
+            .filter(({ result }) => result && result.changed && typeof result.text === 'string');
+        if (changes.length === 0) {
+            vscode.window.setStatusBarMessage('Pi Snippets: no marker to expand', 3000);
+            return;
+        }
+        const applied = await editor.edit((builder) => {
+            for (const { range, result } of changes) {
+                builder.replace(range, result.text);
+            }
+        });
+        if (!applied) {
+            void vscode.window.showWarningMessage('Pi Snippets: VS Code refused the edit.');
+        }
+    } catch (err) {
+        reportError('expanding markers', err);
+    }
+}
+
+async function reloadCommand(): Promise<void> {
+    const c = await readyClient();
+    if (!c) {
+        return;
+    }
+    try {
+        const result = await c.sendRequest<LoadResult>('snippets/reload', {});
+        onLoaded(result);
+        const load = lastLoad!;
+        let message = `Pi Snippets: ${plural(load.snippets.length, 'snippet')} loaded.`;
+        if (load.warnings.length > 0) {
+            message += ` Warnings: ${load.warnings.join('; ')}`;
+        }
+        void vscode.window.showInformationMessage(message);
+    } catch (err) {
+        reportError('reload', err);
+    }
+}
+
+interface SnippetPick extends vscode.QuickPickItem {
+    marker: string;
+}
+
+async function listCommand(): Promise<void> {
+    const c = await readyClient();
+    if (!c) {
+        return;
+    }
+    const uri = vscode.window.activeTextEditor?.document.uri.toString();
+    let result: LoadResult;
+    try {
+        result = await c.sendRequest<LoadResult>('snippets/list', uri ? { uri } : {});
+    } catch (err) {
+        reportError('listing snippets', err);
+        return;
+    }
+    const snippets = Array.isArray(result?.snippets) ? result.snippets : [];
+    if (snippets.length === 0) {
+        void vscode.window.showInformationMessage(
+            'Pi Snippets: no snippet is configured. Add some under "piSimpleSnippets" in ~/.pi/agent/settings.json or in the VS Code setting piSimpleSnippets.snippets.',
+        );
+        return;
+    }
+    const pick = await vscode.window.showQuickPick<SnippetPick>(
+        snippets.map((s) => ({
+            label: `%${s.name}`,
+            description: s.preview,
+            detail: s.source,
+            marker: `%${s.name}`,
+        })),
+        { placeHolder: 'Insert a snippet marker', matchOnDescription: true },
+    );
+    if (!pick) {
+        return;
+    }
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+        await vscode.env.clipboard.writeText(pick.marker);
+        void vscode.window.showInformationMessage(`Pi Snippets: copied ${pick.marker} to the clipboard.`);
+        return;
+    }
+    await editor.edit((builder) => {
+        for (const selection of editor.selections) {
+            builder.replace(selection, pick.marker);
+        }
+    });
+}
+
+async function triggerCompletionCommand(): Promise<void> {
+    if (!vscode.window.activeTextEditor) {
+        return;
+    }
+    await vscode.commands.executeCommand('type', { text: '%' });
+    await vscode.commands.executeCommand('editor.action.triggerSuggest');
+}
+
+export function activate(context: vscode.ExtensionContext): void {
+    output = vscode.window.createOutputChannel('Pi Snippets', { log: true });
+    status = vscode.window.createStatusBarItem('piSimpleSnippets.status', vscode.StatusBarAlignment.Right, 100);
+    status.name = 'Pi Snippets';
+    status.command = 'piSimpleSnippets.list';
+    context.subscriptions.push(
+        output,
+        status,
+        vscode.commands.registerCommand('piSimpleSnippets.expandSelection', () => expandCommand(true)),
+        vscode.commands.registerCommand('piSimpleSnippets.expandDocument', () => expandCommand(false)),
+        vscode.commands.registerCommand('piSimpleSnippets.reload', reloadCommand),
+        vscode.commands.registerCommand('piSimpleSnippets.list', listCommand),
+        vscode.commands.registerCommand(TRIGGER_COMMAND, triggerCompletionCommand),
+        vscode.commands.registerCommand('piSimpleSnippets.restart', () => restart()),
+        vscode.window.onDidChangeActiveTextEditor(() => updateStatus()),
+        vscode.workspace.onDidChangeConfiguration((e) => {
+            if (
+                e.affectsConfiguration(`${SECTION}.serverPath`) ||
+                e.affectsConfiguration(`${SECTION}.languages`)
+            ) {
+                output.info('serverPath or languages changed: restarting the server');
+                void restart();
+            }
+        }),
+        // The project layer is read only for a trusted workspace, and the trust is sent at start.
+        vscode.workspace.onDidGrantWorkspaceTrust(() => {
+            output.info('Workspace trusted: restarting the server so it reads the project settings');
+            void restart();
+        }),
+    );
+    // Not awaited: activation must not wait for the server; commands wait for it themselves.
+    void schedule(createAndStart);
+}
+
+export function deactivate(): Thenable<void> | undefined {
+    return schedule(stopClient);
+}

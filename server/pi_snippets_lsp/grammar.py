@@ -1,0 +1,128 @@
+"""The marker grammar, in one place, so completion and expansion cannot disagree.
+
+Contract: behavior-contract.md, "The boundary rule", "The name rule", "Escaping".
+
+A marker is ``%name``. It counts only at a *boundary*: the start of the text or of a
+line, after whitespace, or after CJK punctuation, with any number of the opening
+wrappers ``( [ { < `` between the boundary and the ``%``. The boundary is the one
+Pi's editor (pi-tui 1.1.0) uses to decide when to open its completion popup, so a
+position where the popup can open is exactly a position where submission expands.
+
+Pi runs in JavaScript, so "whitespace" is JavaScript's ``\\s`` (which includes U+FEFF
+and excludes U+001C..U+001F and U+0085, unlike Python's), and "punctuation" is the
+Unicode ``Punctuation`` property restricted to CJK scripts, plus Pi's explicit list of
+fullwidth and typographic punctuation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import regex
+
+TRIGGER: Final = "%"
+
+#: JavaScript's ``\s``: WhiteSpace plus LineTerminator (ECMA-262 22.2.2.9).
+JS_WHITESPACE: Final = (
+    "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_JS_SPACE_CLASS: Final = "[" + "".join(f"\\u{ord(c):04x}" for c in JS_WHITESPACE) + "]"
+
+#: Scripts whose text may break anywhere (pi-tui ``cjkBreakRegex``).
+_CJK_SCRIPTS: Final = (
+    r"[\p{Script_Extensions=Han}\p{Script_Extensions=Hiragana}"
+    r"\p{Script_Extensions=Katakana}\p{Script_Extensions=Hangul}"
+    r"\p{Script_Extensions=Bopomofo}]"
+)
+#: Pi's explicit CJK punctuation list (pi-tui ``cjkPunctuationRegex``).
+CJK_PUNCTUATION_LIST: Final = "，．：；！？（）［］｛｝“”‘’…—"
+_CJK_PUNCTUATION: Final = rf"(?:(?=\p{{Punctuation}}){_CJK_SCRIPTS}|[{CJK_PUNCTUATION_LIST}])"
+_SEPARATOR: Final = rf"(?:{_JS_SPACE_CLASS}|{_CJK_PUNCTUATION})"
+
+#: Opening wrappers allowed between the boundary and the ``%``.
+WRAPPERS: Final = "([{<`"
+_WRAPPERS_CLASS: Final = r"[(\[{<`]"
+
+#: Snippet names and marker names share one grammar.
+NAME_PATTERN: Final = r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?"
+#: Characters a partial name typed in the popup may contain.
+NAME_RUN_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+_SEPARATOR_RE: Final = regex.compile(_SEPARATOR)
+_NAME_RE: Final = regex.compile(NAME_PATTERN)
+_QUERY_RE: Final = regex.compile(r"[a-z0-9][a-z0-9._-]*")
+
+#: Whole-text expansion: boundary, wrappers, ``%``, optional escape ``%``, name, and the
+#: leftover ``[._-]`` run that is re-emitted as surrounding punctuation. A greedy
+#: maximal name run would swallow the period of ``Please %use-mcp.``; capturing the
+#: leftover separately keeps it, while ``%use-mcpx`` is never shortened to ``use-mcp``.
+#: ``\A`` plus the separators covers "start of any line": every line terminator is
+#: JavaScript whitespace.
+MARKER_RE: Final = regex.compile(
+    rf"(?P<boundary>\A|{_SEPARATOR})(?P<wrappers>{_WRAPPERS_CLASS}*)"
+    rf"%(?P<escape>%)?(?P<name>{NAME_PATTERN})(?P<trailing>[._-]*)",
+)
+
+
+def is_separator(char: str) -> bool:
+    """True when ``char`` ends a token: JavaScript whitespace or CJK punctuation."""
+    return _SEPARATOR_RE.fullmatch(char) is not None
+
+
+def is_valid_name(name: str) -> bool:
+    """The name rule: lowercase, starts and ends with a letter or digit."""
+    return _NAME_RE.fullmatch(name) is not None
+
+
+def is_valid_query(query: str) -> bool:
+    """A popup query: empty, or a name-rule start followed by any name-run characters.
+
+    ``%.`` or ``%-x`` is no snippet token, so completion leaves it to other sources;
+    ``%use-mcp.`` is one (its trailing punctuation is simply matched by nothing).
+    """
+    return query == "" or _QUERY_RE.fullmatch(query) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """The partial marker just before the cursor.
+
+    ``start`` is the index of the ``%`` in the text that was searched, in code points;
+    ``query`` is what follows it (possibly empty).
+    """
+
+    start: int
+    query: str
+
+    @property
+    def text(self) -> str:
+        return TRIGGER + self.query
+
+
+def is_boundary_before(text: str, index: int) -> bool:
+    """Whether a marker may start at ``index``: wrappers, then a boundary, before it."""
+    i = index
+    while i > 0 and text[i - 1] in WRAPPERS:
+        i -= 1
+    return i == 0 or is_separator(text[i - 1])
+
+
+def find_token(text_before_cursor: str) -> Token | None:
+    """The snippet token that ends ``text_before_cursor``, or None.
+
+    Equivalent to Pi's anchored ``TOKEN_RE`` (boundary, wrappers, ``%``, name run, end),
+    computed from the last ``%`` backwards so a long line costs one scan.
+    """
+    start = text_before_cursor.rfind(TRIGGER)
+    if start < 0:
+        return None
+    query = text_before_cursor[start + 1 :]
+    if any(c not in NAME_RUN_CHARS for c in query):
+        return None
+    if not is_boundary_before(text_before_cursor, start):
+        return None
+    if not is_valid_query(query):
+        return None
+    return Token(start=start, query=query)

@@ -1,0 +1,335 @@
+;;; test-eglot.el --- Batch test of pi-snippets.el against pi-snippets-lsp  -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; Run from anywhere:
+;;
+;;   emacs --batch -Q -l tests/editors/emacs/test-eglot.el
+;;
+;; Environment:
+;;   PI_SNIPPETS_SERVER        server command, split on whitespace
+;;                             (default "pi-snippets-lsp")
+;;   PI_SNIPPETS_TEST_TIMEOUT  overall limit in seconds (default 90)
+;;   PI_SNIPPETS_TEST_DUMP     when set, print the Eglot events and
+;;                             stderr buffers even on success
+;;
+;; It writes a Pi settings file with two snippets into a temporary
+;; PI_CODING_AGENT_DIR, visits a text-mode file, starts Eglot with the
+;; server through `pi-snippets.el', then checks: the `snippets/didLoad'
+;; notification, `%' completion (candidates and acceptance), expansion
+;; of the buffer and of a region, `snippets/list', `snippets/reload' and
+;; the shortcut translation.  Exit code 0 when everything passes, 1 on
+;; a failed check or error, 2 when the overall time limit is hit.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+(require 'json)
+
+(defvar pi-test--root
+  (expand-file-name "../../.." (file-name-directory (or load-file-name buffer-file-name)))
+  "Repository root.")
+
+(dolist (dir (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))
+  (when (file-directory-p dir)
+    (add-to-list 'load-path dir)))
+(add-to-list 'load-path (expand-file-name "editors/emacs" pi-test--root))
+
+(defvar pi-test--timeout
+  (string-to-number (or (getenv "PI_SNIPPETS_TEST_TIMEOUT") "90")))
+(defvar pi-test--tmp nil)
+(defvar pi-test--server nil)
+(defvar pi-test--failures 0)
+(defvar pi-test--checks 0)
+
+(defconst pi-test--use-mcp "Use your MCP tools to find the information")
+(defconst pi-test--brief "Be brief.")
+
+(defun pi-test--log (fmt &rest args)
+  "Print FMT with ARGS on stderr with a prefix."
+  (message "[test-eglot] %s" (apply #'format fmt args)))
+
+(defun pi-test--dump-server ()
+  "Print the tail of the Eglot events and stderr buffers."
+  (when pi-test--server
+    (dolist (getter (list #'jsonrpc-events-buffer #'jsonrpc-stderr-buffer))
+      (let ((buffer (ignore-errors (funcall getter pi-test--server))))
+        (when (buffer-live-p buffer)
+          (with-current-buffer buffer
+            (pi-test--log "---- %s (last 6000 chars) ----\n%s" (buffer-name)
+                          (buffer-substring-no-properties
+                           (max (point-min) (- (point-max) 6000)) (point-max)))))))))
+
+(defun pi-test--finish (code)
+  "Shut the server down, clean up and exit Emacs with CODE."
+  (when (and pi-test--server
+             (or (/= code 0) (getenv "PI_SNIPPETS_TEST_DUMP")))
+    (pi-test--dump-server))
+  (when (and pi-test--server (jsonrpc-running-p pi-test--server))
+    (ignore-errors
+      (with-timeout (5 (pi-test--log "shutdown timed out"))
+        (eglot-shutdown pi-test--server nil 3))))
+  (when (and pi-test--tmp (file-directory-p pi-test--tmp))
+    (ignore-errors (delete-directory pi-test--tmp t)))
+  (pi-test--log "%d check(s), %d failure(s): %s" pi-test--checks pi-test--failures
+                (if (= code 0) "PASS" "FAIL"))
+  (kill-emacs code))
+
+(defun pi-test--check (ok what &rest details)
+  "Record a check named WHAT; OK non-nil means it passed.
+DETAILS (format string and arguments) explain a failure."
+  (cl-incf pi-test--checks)
+  (if ok
+      (pi-test--log "ok   %s" what)
+    (cl-incf pi-test--failures)
+    (pi-test--log "FAIL %s%s" what
+                  (if details (concat ": " (apply #'format details)) "")))
+  ok)
+
+(defun pi-test--require (ok what &rest details)
+  "Like `pi-test--check' (OK, WHAT, DETAILS) but stop everything on failure."
+  (unless (apply #'pi-test--check ok what details)
+    (pi-test--finish 1)))
+
+(defun pi-test--wait (predicate seconds)
+  "Process events until PREDICATE returns non-nil or SECONDS pass.
+Return PREDICATE's value, or nil on timeout."
+  (let ((deadline (+ (float-time) seconds))
+        value)
+    (while (and (not (setq value (funcall predicate)))
+                (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    value))
+
+(defun pi-test--write-file (file text)
+  "Write TEXT to FILE as UTF-8."
+  (make-directory (file-name-directory file) t)
+  (let ((coding-system-for-write 'utf-8-unix))
+    (write-region text nil file nil 'silent)))
+
+(defun pi-test--main ()
+  "Run every check."
+  (require 'eglot)
+  (require 'pi-snippets)
+  (pi-test--log "Emacs %s, eglot from %s" emacs-version (locate-library "eglot"))
+
+  ;; Configuration: a private agent dir with two snippets.
+  (setq pi-test--tmp (make-temp-file "pi-snippets-emacs-" t))
+  (let* ((agent-dir (expand-file-name "agent" pi-test--tmp))
+         (project (expand-file-name "project/" pi-test--tmp))
+         (file (expand-file-name "prompt.txt" project))
+         (command (split-string (or (getenv "PI_SNIPPETS_SERVER") "pi-snippets-lsp")))
+         buffer)
+    (pi-test--write-file
+     (expand-file-name "settings.json" agent-dir)
+     (json-encode
+      `((piSimpleSnippets
+         . ((snippets . ((use-mcp . ,pi-test--use-mcp)
+                         (brief . ,pi-test--brief))))))))
+    (pi-test--write-file file "")
+    (setenv "PI_CODING_AGENT_DIR" agent-dir)
+    (setq pi-snippets-server-command command)
+    (setq eglot-sync-connect nil
+          eglot-autoreconnect nil
+          eglot-send-changes-idle-time 0.1)
+    (pi-test--log "server command: %S" command)
+    (pi-test--require (executable-find (car command))
+                      "server executable found" "%s not on PATH" (car command))
+
+    ;; Shortcut translation (pure).
+    (pi-test--check (equal (pi-snippets-shortcut-key "ctrl+shift+s") (kbd "C-S-s"))
+                    "shortcut ctrl+shift+s -> C-S-s"
+                    "%S" (pi-snippets-shortcut-key "ctrl+shift+s"))
+    (pi-test--check (equal (pi-snippets-shortcut-key "alt+f5") (kbd "M-<f5>"))
+                    "shortcut alt+f5 -> M-<f5>"
+                    "%S" (pi-snippets-shortcut-key "alt+f5"))
+    (pi-test--check (null (pi-snippets-shortcut-key "s")) "shortcut without modifier rejected")
+
+    ;; Registration.
+    (pi-test--check (eq (cdr (car eglot-server-programs)) 'pi-snippets--contact)
+                    "registered first in eglot-server-programs")
+
+    ;; Visit the file and connect.
+    (setq buffer (find-file-noselect file))
+    (set-buffer buffer)
+    (unless (eq major-mode 'text-mode) (text-mode))
+    (pi-test--check (eq major-mode 'text-mode) "buffer is in text-mode")
+    (let ((contact (eglot--guess-contact)))
+      (pi-test--log "guessed contact: %S" (cl-subseq contact 2 4))
+      (pi-test--require (eq (nth 2 contact) 'pi-snippets-server)
+                        "eglot guesses the pi-snippets-server class" "%S" contact)
+      (apply #'eglot contact))
+    (pi-test--require (pi-test--wait (lambda ()
+                                       (with-current-buffer buffer
+                                         (and (eglot-managed-p) (eglot-current-server))))
+                                     30)
+                      "eglot connected and manages the buffer" "no connection after 30 s")
+    (setq pi-test--server (eglot-current-server))
+    (pi-test--check (pi-snippets--ours-p pi-test--server) "server is pi-snippets-lsp")
+    (pi-test--check (equal (plist-get (eglot--server-info pi-test--server) :name)
+                           "pi-snippets-lsp")
+                    "serverInfo.name is pi-snippets-lsp"
+                    "%S" (eglot--server-info pi-test--server))
+    (pi-test--check (equal (plist-get (eglot-initialization-options pi-test--server)
+                                      :trustProjectSettings)
+                           :json-false)
+                    "initializationOptions.trustProjectSettings is false")
+    (pi-test--check (memq #'pi-snippets-completion-at-point completion-at-point-functions)
+                    "pi-snippets capf installed in the managed buffer")
+
+    ;; snippets/didLoad notification.
+    (pi-test--check (pi-test--wait (lambda () (pi-snippets-state pi-test--server)) 15)
+                    "snippets/didLoad received" "no notification within 15 s")
+    (pi-test--check (equal (sort (pi-snippets-snippet-names pi-test--server) #'string<)
+                           '("brief" "use-mcp"))
+                    "didLoad lists both snippets"
+                    "%S" (pi-snippets-state pi-test--server))
+
+    ;; Completion: candidates for "see %us".
+    (goto-char (point-max))
+    (insert "see %us")
+    (let* ((capf (pi-snippets-completion-at-point))
+           (start (nth 0 capf))
+           (end (nth 1 capf))
+           (table (nth 2 capf))
+           (candidates (and capf
+                            (with-timeout (15 (pi-test--log "completion timed out") nil)
+                              (all-completions (buffer-substring-no-properties start end)
+                                               table)))))
+      (pi-test--require capf "completion-at-point function answers at %us")
+      (pi-test--check (equal (buffer-substring-no-properties start end) "%us")
+                      "completion bounds cover the token from %"
+                      "%S" (buffer-substring-no-properties start end))
+      (pi-test--require (member "%use-mcp" candidates)
+                        "%use-mcp offered for %us" "candidates: %S" candidates))
+
+    ;; The same through a raw textDocument/completion request.
+    (let* ((items (with-timeout (15 nil)
+                    (jsonrpc-request pi-test--server :textDocument/completion
+                                     (eglot--CompletionParams)
+                                     :deferred :textDocument/completion
+                                     :timeout 10)))
+           (items (append (if (vectorp items) items (plist-get items :items)) nil))
+           (item (cl-find "%use-mcp" items
+                          :key (lambda (i) (plist-get i :label)) :test #'equal))
+           (edit (plist-get item :textEdit)))
+      (pi-test--check item "raw completion has a %use-mcp item" "%S" items)
+      (pi-test--check (and edit
+                           (equal (plist-get (plist-get (plist-get edit :range) :start)
+                                             :character)
+                                  4)
+                           (equal (plist-get (plist-get (plist-get edit :range) :end)
+                                             :character)
+                                  7))
+                      "textEdit runs from % to the cursor" "%S" edit))
+
+    ;; Accept: completion-at-point with the single match inserts it.
+    (let ((completion-styles '(basic))
+          (completion-cycle-threshold nil))
+      (with-timeout (20 (pi-test--log "completion-at-point timed out"))
+        (completion-at-point)))
+    (pi-test--require (equal (buffer-string) "see %use-mcp")
+                      "accepting the completion gives \"see %use-mcp\""
+                      "buffer: %S" (buffer-string))
+
+    ;; Expansion of the whole buffer.
+    (pi-test--require (with-timeout (15 nil) (pi-snippets-expand-buffer))
+                      "pi-snippets-expand-buffer reports a change")
+    (pi-test--check (equal (buffer-string) (concat "see " pi-test--use-mcp))
+                    "marker replaced by the snippet value" "buffer: %S" (buffer-string))
+    (pi-test--check (not (with-timeout (15 t) (pi-snippets-expand-buffer)))
+                    "expanding again changes nothing")
+
+    ;; Expansion of a region only.
+    (goto-char (point-max))
+    (insert "\n%brief and x%brief, %%brief")
+    (let ((line-start (line-beginning-position)))
+      (with-timeout (15 nil) (pi-snippets-expand-region line-start (point-max))))
+    (pi-test--check (equal (buffer-string)
+                           (concat "see " pi-test--use-mcp "\n"
+                                   pi-test--brief " and x%brief, %brief"))
+                    "region expansion follows the boundary and escape rules"
+                    "buffer: %S" (buffer-string))
+
+    ;; snippets/list.
+    (let* ((result (with-timeout (15 nil)
+                     (jsonrpc-request pi-test--server :snippets/list
+                                      (list :uri (pi-snippets--buffer-uri))
+                                      :timeout 10)))
+           (snippets (append (plist-get result :snippets) nil)))
+      (pi-test--check (= (length snippets) 2) "snippets/list returns 2 snippets" "%S" result)
+      (pi-test--check (equal (plist-get (cl-find "use-mcp" snippets
+                                                 :key (lambda (s) (plist-get s :name))
+                                                 :test #'equal)
+                                        :value)
+                             pi-test--use-mcp)
+                      "snippets/list carries the value")
+      (pi-test--check (equal (append (plist-get result :warnings) nil) nil)
+                      "no warnings" "%S" (plist-get result :warnings)))
+    (let ((listed (with-timeout (15 nil) (pi-snippets-list t))))
+      (pi-test--check (= (length (plist-get listed :snippets)) 2) "pi-snippets-list"))
+    (with-timeout (15 nil) (pi-snippets-list))
+    (pi-test--check (and (get-buffer "*pi-snippets*")
+                         (with-current-buffer "*pi-snippets*"
+                           (string-match-p "%use-mcp" (buffer-string))))
+                    "pi-snippets-list shows the snippets")
+
+    ;; snippets/reload after editing the settings: a third snippet, a shortcut.
+    (pi-test--write-file
+     (expand-file-name "settings.json" agent-dir)
+     (json-encode
+      `((piSimpleSnippets
+         . ((shortcut . "ctrl+shift+s")
+            (snippets . ((use-mcp . ,pi-test--use-mcp)
+                         (brief . ,pi-test--brief)
+                         (third . "Third one."))))))))
+    (let ((result (with-timeout (15 nil) (pi-snippets-reload))))
+      (pi-test--check (= (length (plist-get result :snippets)) 3)
+                      "snippets/reload picks up the edited settings" "%S" result)
+      (pi-test--check (equal (plist-get result :shortcut) "ctrl+shift+s")
+                      "shortcut reported" "%S" (plist-get result :shortcut)))
+    (pi-test--check (eq (lookup-key (cdr (assq 'pi-snippets-shortcut-mode
+                                               minor-mode-overriding-map-alist))
+                                    (kbd "C-S-s"))
+                        #'pi-snippets-insert-trigger)
+                    "shortcut bound to pi-snippets-insert-trigger in the buffer")
+    (pi-test--check (eq (key-binding (kbd "C-S-s")) #'pi-snippets-insert-trigger)
+                    "C-S-s is active in the managed buffer" "%S" (key-binding (kbd "C-S-s")))
+    (with-temp-buffer
+      (pi-test--check (not (eq (key-binding (kbd "C-S-s")) #'pi-snippets-insert-trigger))
+                      "shortcut not bound in an unmanaged buffer"))
+
+    ;; A mode where `%' is punctuation still completes the whole token.
+    (let ((table (make-syntax-table (syntax-table))))
+      (modify-syntax-entry ?% "." table)
+      (set-syntax-table table)
+      (goto-char (point-max))
+      (insert "\n(%thi")
+      (let ((capf (pi-snippets-completion-at-point)))
+        (pi-test--check (and capf (equal (buffer-substring-no-properties (nth 0 capf) (nth 1 capf))
+                                         "%thi"))
+                        "bounds include % when it is punctuation"
+                        "%S" (and capf (buffer-substring-no-properties (nth 0 capf) (nth 1 capf))))
+        (pi-test--check (member "%third"
+                                (and capf
+                                     (with-timeout (15 nil)
+                                       (all-completions "%thi" (nth 2 capf)))))
+                        "%third offered after (")))
+
+    (set-buffer-modified-p nil)
+    (pi-test--finish (if (= pi-test--failures 0) 0 1))))
+
+(run-at-time pi-test--timeout nil
+             (lambda ()
+               (pi-test--log "overall timeout of %s s reached" pi-test--timeout)
+               (pi-test--dump-server)
+               (kill-emacs 2)))
+
+(condition-case err
+    (pi-test--main)
+  (error
+   (pi-test--log "ERROR: %s" (error-message-string err))
+   (pi-test--finish 1)))
+
+;;; test-eglot.el ends here

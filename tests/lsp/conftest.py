@@ -1,0 +1,204 @@
+"""pytest-lsp sessions against the real server started over stdio.
+
+Each test gets its own settings folder (``PI_CODING_AGENT_DIR``) and workspace, a
+client declaring one real editor's capabilities, and a record of what the server
+registered with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest_asyncio
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+SERVER = [sys.executable, "-m", "pi_snippets_lsp"]
+#: Seconds the in-process watcher waits between looks; tests keep it short.
+POLL = 0.1
+
+
+def capabilities(kind: str) -> types.ClientCapabilities:
+    """Canned capabilities of a real editor, or a bare client.
+
+    ``plain``: no dynamic registration, no snippet support, no workspace/configuration,
+    no position encodings: the least an LSP client can be.
+    """
+    if kind == "plain":
+        return types.ClientCapabilities()
+    return client_capabilities(kind)
+
+
+CLIENTS = ["neovim", "visual-studio-code", "plain"]
+
+
+@dataclass
+class Session:
+    """One editor talking to one server."""
+
+    client: LanguageClient
+    home: Path
+    workspace: Path
+    registrations: dict[str, types.Registration] = field(default_factory=dict)
+    registration_log: list[tuple[str, str]] = field(default_factory=list)
+    loads: list[Any] = field(default_factory=list)
+    _load_event: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def settings_file(self) -> Path:
+        return self.home / "settings.json"
+
+    def write_settings(self, namespace: object, path: Path | None = None) -> None:
+        target = path or self.settings_file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps({"piSimpleSnippets": namespace}), encoding="utf-8")
+
+    def uri(self, name: str) -> str:
+        return (self.workspace / name).as_uri()
+
+    def open(self, name: str, text: str, language: str = "markdown") -> str:
+        uri = self.uri(name)
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id=language, version=1, text=text
+                )
+            )
+        )
+        return uri
+
+    def change(
+        self, uri: str, version: int, *changes: types.TextDocumentContentChangeEvent
+    ) -> None:
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=list(changes),
+            )
+        )
+
+    async def complete(self, uri: str, line: int, character: int) -> types.CompletionList | None:
+        result = await self.client.text_document_completion_async(
+            types.CompletionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=line, character=character),
+            )
+        )
+        assert result is None or isinstance(result, types.CompletionList)
+        return result
+
+    async def request(self, method: str, params: object) -> Any:
+        return await self.client.protocol.send_request_async(method, params)
+
+    def mark(self) -> int:
+        """How many loads were seen so far, to wait for the next one."""
+        return len(self.loads)
+
+    async def next_load(self, after: int, timeout: float = 10.0) -> Any:
+        """Wait for the ``snippets/didLoad`` after the ``after``-th one."""
+
+        async def wait() -> Any:
+            while len(self.loads) <= after:
+                self._load_event.clear()
+                await self._load_event.wait()
+            return self.loads[after]
+
+        return await asyncio.wait_for(wait(), timeout)
+
+    def warnings_shown(self) -> list[str]:
+        return [m.message for m in self.client.messages if m.type == types.MessageType.Warning]
+
+    def infos_shown(self) -> list[str]:
+        return [m.message for m in self.client.messages if m.type == types.MessageType.Info]
+
+
+def as_dict(value: Any) -> Any:
+    """Custom results arrive as namedtuples; compare them as plain JSON."""
+    if hasattr(value, "_asdict"):
+        return {k: as_dict(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [as_dict(v) for v in value]
+    return value
+
+
+SessionFactory = Callable[..., Any]
+
+
+@pytest_asyncio.fixture
+async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
+    """``await start(kind, settings=..., init=..., configuration=...)`` -> Session."""
+    sessions: list[Session] = []
+
+    async def factory(
+        kind: str = "neovim",
+        *,
+        settings: object = None,
+        init: dict[str, Any] | None = None,
+        configuration: object = None,
+        folders: list[Path] | None = None,
+        args: list[str] | None = None,
+        capabilities_override: types.ClientCapabilities | None = None,
+        initialize: bool = True,
+    ) -> Session:
+        home = tmp_path / f"home{len(sessions)}"
+        home.mkdir()
+        workspace = tmp_path / f"ws{len(sessions)}"
+        workspace.mkdir()
+        env = {**os.environ, "PI_CODING_AGENT_DIR": str(home)}
+        config = ClientServerConfig(server_command=[*SERVER, *(args or [])], server_env=env)
+        client = await config.start()
+        session = Session(client=client, home=home, workspace=workspace)
+        sessions.append(session)
+        if settings is not None:
+            session.write_settings(settings)
+        if configuration is not None:
+            client.set_configuration(configuration, section="piSimpleSnippets")
+
+        @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams) -> None:
+            for reg in params.registrations:
+                session.registrations[reg.id] = reg
+                session.registration_log.append(("register", reg.method))
+
+        @client.feature(types.CLIENT_UNREGISTER_CAPABILITY)
+        def unregister(params: types.UnregistrationParams) -> None:
+            for unreg in params.unregisterations:
+                session.registrations.pop(unreg.id, None)
+                session.registration_log.append(("unregister", unreg.method))
+
+        @client.feature("snippets/didLoad")
+        def did_load(params: Any) -> None:
+            session.loads.append(as_dict(params))
+            session._load_event.set()
+
+        if initialize:
+            options: dict[str, Any] = {"pollInterval": POLL}
+            options.update(init or {})
+            roots = folders if folders is not None else [workspace]
+            await client.initialize_session(
+                types.InitializeParams(
+                    capabilities=capabilities_override or capabilities(kind),
+                    initialization_options=options,
+                    workspace_folders=[
+                        types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in roots
+                    ],
+                    root_uri=roots[0].as_uri() if roots else None,
+                )
+            )
+            await session.next_load(0)
+        return session
+
+    yield factory
+
+    for session in sessions:
+        with contextlib.suppress(Exception):  # a test may have ended the session itself
+            await asyncio.wait_for(session.client.shutdown_session(), 10)
+        await session.client.stop()
