@@ -193,4 +193,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.start_ws(args.host, args.port)
     else:
         server.start_io()
-    return 0
+    # LSP: exit code 0 after a `shutdown` request, 1 when the stream ends without one.
+    return 0 if server.shutdown_requested else 1

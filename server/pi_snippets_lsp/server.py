@@ -21,9 +21,14 @@ from typing import Any, Final
 import attrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
+from pygls.protocol import (
+    JsonRPCNotification,
+    LanguageServerProtocol,
+    default_converter,
+    lsp_method,
+)
 from pygls.uris import to_fs_path
 
 from . import __version__
@@ -105,6 +110,24 @@ class SnippetsProtocol(LanguageServerProtocol):
 
     _server: SnippetsServer
 
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """pygls drops a message whose params do not fit the method's type, and a client
+        waiting for the answer hangs. Answer such a request with -32602 instead, and
+        skip such a notification with a log line; the session goes on either way."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            method = data.get("method")
+            if "id" in data and isinstance(method, str):
+                self._send_response(
+                    data["id"],
+                    error=JsonRpcInvalidParams(
+                        f"{method}: params do not match the LSP specification"
+                    ).to_response_error(),
+                )
+            log.warning("discarded a malformed %s message", method or "JSON-RPC")
+            return JsonRPCNotification(method="$/piSnippets/discarded", jsonrpc="2.0", params=None)
+
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in _CUSTOM_METHODS:
             return _CustomRequest
@@ -174,6 +197,7 @@ class SnippetsServer(LanguageServer):
         self._reload_lock = asyncio.Lock()
         self._registration_lock = asyncio.Lock()
         self._poll_task: asyncio.Task[None] | None = None
+        self._first_load: asyncio.Task[Config] | None = None
         self._file_stamps: dict[str, tuple[int, int, int] | None] = {}
         self._initialized = False
         self._shut_down = False
@@ -251,6 +275,21 @@ class SnippetsServer(LanguageServer):
     def config_for(self, uri: str | None = None) -> Config:
         return self.configs.get(self.folder_for(uri), EMPTY_CONFIG)
 
+    async def loaded_config_for(self, uri: str | None = None) -> Config:
+        """``config_for`` once the first generation exists.
+
+        A frontend may send ``snippets/expand`` right behind ``initialized``; it must
+        see the configuration that notification loads, not an empty one.
+        """
+        await self.ensure_loaded()
+        return self.config_for(uri)
+
+    async def ensure_loaded(self) -> None:
+        """Load the first generation once, whoever asks first."""
+        if self._first_load is None:
+            self._first_load = asyncio.ensure_future(self.reload())
+        await asyncio.shield(self._first_load)
+
     def client_layers(self) -> list[Layer]:
         layers = [
             client_layer("initializationOptions", self.init_namespace),
@@ -280,8 +319,9 @@ class SnippetsServer(LanguageServer):
         except Exception as exc:  # a client that cannot answer keeps the last value
             log.warning("workspace/configuration failed: %s", exc)
             return
-        value = result[0] if isinstance(result, list) and result else None
-        self.pulled_namespace = _plain(value)
+        # lsprotocol hands the result over as a tuple; a client may send a list.
+        values = _plain(result)
+        self.pulled_namespace = values[0] if isinstance(values, list) and values else None
 
     async def reload(self, pull: bool = True) -> Config:
         """Load a new generation for every folder, report it, and update registrations."""
@@ -445,6 +485,10 @@ class SnippetsServer(LanguageServer):
                 except Exception:
                     log.exception("reload after a file change failed")
 
+    @property
+    def shutdown_requested(self) -> bool:
+        return self._shut_down
+
     def stop(self) -> None:
         """``shutdown``: unregister, stop watching, and clear the configuration."""
         self._shut_down = True
@@ -516,8 +560,8 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         if ls._initialized:
             return
         ls._initialized = True
-        await ls.reload()
         await ls.register_watchers()
+        await ls.ensure_loaded()
         if not ls.watchers_are_dynamic:
             ls.start_polling()
 
@@ -552,14 +596,14 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS, resolve_provider=False),
     )
-    def completion(
+    async def completion(
         ls: SnippetsServer, params: types.CompletionParams
     ) -> types.CompletionList | None:
+        config = await ls.loaded_config_for(params.text_document.uri)
         document = ls.documents.get(params.text_document.uri)
         position = Position(params.position.line, params.position.character)
         if document is None or not document.contains(position):
             return None
-        config = ls.config_for(params.text_document.uri)
         if not config.snippets:
             return None
         encoding = ls.encoding
@@ -570,19 +614,21 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         return _completion_list(suggestions, position.line, before, encoding, ls.snippet_support)
 
     @server.feature(EXPAND)
-    def snippets_expand(ls: SnippetsServer, params: object) -> dict[str, Any]:
+    async def snippets_expand(ls: SnippetsServer, params: object) -> dict[str, Any]:
         request = _parse(ExpandParams, params, EXPAND)
-        result = expand(request.text, ls.config_for(request.uri).values)
+        config = await ls.loaded_config_for(request.uri)
+        result = expand(request.text, config.values)
         return ExpandResult(text=result.text, changed=result.changed).model_dump()
 
     @server.feature(LIST)
-    def snippets_list(ls: SnippetsServer, params: object) -> dict[str, Any]:
+    async def snippets_list(ls: SnippetsServer, params: object) -> dict[str, Any]:
         request = _parse(ListParams, params, LIST)
-        return SnippetsState.of(ls.config_for(request.uri)).to_json()
+        return SnippetsState.of(await ls.loaded_config_for(request.uri)).to_json()
 
     @server.feature(RELOAD)
     async def snippets_reload(ls: SnippetsServer, params: object) -> dict[str, Any]:
         request = _parse(ListParams, params, RELOAD)
+        await ls.ensure_loaded()
         await ls.reload()
         return SnippetsState.of(ls.config_for(request.uri)).to_json()
 
