@@ -7,17 +7,23 @@ goes to stderr or ``--log-file``, never to stdout.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
 from .config import Config, LoadRequest, load_config, user_settings_path
-from .expansion import expand
+from .expansion import Expansion, expand
 
 log = logging.getLogger(__name__)
+
+#: A lone surrogate: JSON allows one in a settings string ("\ud800"), UTF-8 cannot
+#: encode it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _add_settings_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
@@ -111,9 +117,25 @@ def run_expand(args: argparse.Namespace) -> int:
     data = sys.stdin.buffer.read()
     text = data.decode("utf-8", "surrogateescape")
     result = expand(text, config.values)
-    sys.stdout.buffer.write(result.text.encode("utf-8", "surrogateescape"))
+    sys.stdout.buffer.write(_expanded_bytes(text, result))
     sys.stdout.buffer.flush()
     return 0
+
+
+def _expanded_bytes(text: str, result: Expansion) -> bytes:
+    """The prompt's own bytes exactly as read, each inserted text as UTF-8.
+
+    A lone surrogate in a settings value cannot be UTF-8: it is written as U+FFFD, as
+    Node writes it, and never mistaken for one of the input's undecodable bytes.
+    """
+    pieces: list[bytes] = []
+    last = 0
+    for replacement in result.replacements:
+        pieces.append(text[last : replacement.start].encode("utf-8", "surrogateescape"))
+        pieces.append(_SURROGATE.sub("\ufffd", replacement.new_text).encode("utf-8"))
+        last = replacement.end
+    pieces.append(text[last:].encode("utf-8", "surrogateescape"))
+    return b"".join(pieces)
 
 
 def check_report(config: Config) -> dict[str, object]:
@@ -129,6 +151,10 @@ def check_report(config: Config) -> dict[str, object]:
 
 def run_check(args: argparse.Namespace) -> int:
     config = _load(args)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # A lone surrogate (JSON allows "\ud800" in a name or value) prints as that
+        # escape, which is also valid inside a JSON string, instead of a traceback.
+        sys.stdout.reconfigure(errors="backslashreplace")
     if args.json:
         json.dump(check_report(config), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

@@ -60,6 +60,11 @@ class Suggestion:
     preview: str
     insert_text: str
 
+    @property
+    def sort_text(self) -> str:
+        """The LSP ``sortText``: the zero-padded rank, so clients keep Pi's order."""
+        return f"{self.rank:04d}"
+
 
 @dataclass(frozen=True, slots=True)
 class Suggestions:
@@ -91,3 +96,16 @@ def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
         for rank, snippet in enumerate(matched[:MAX_ITEMS])
     )
     return Suggestions(token=token, items=items, incomplete=len(matched) > MAX_ITEMS)
+
+
+def suggest_completion(text_before_cursor: str, config: Config) -> Suggestions | None:
+    """What ``textDocument/completion`` answers for the text before the cursor.
+
+    None while no usable snippet is configured (the static provider's ``null``, the
+    analogue of "registers no completion provider") or when the cursor is not in a
+    snippet token; otherwise ``suggest``. The server and the in-process API both call
+    this, so their items cannot drift apart.
+    """
+    if not config.snippets:
+        return None
+    return suggest(text_before_cursor, config)

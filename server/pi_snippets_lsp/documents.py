@@ -150,6 +150,9 @@ class Document:
 
     def text_before(self, position: Position, encoding: Encoding) -> tuple[str, int]:
         """The cursor line's text before ``position`` and the offset where that line starts."""
+        if not 0 <= position.line < len(self._starts):
+            # No such line: nothing before the cursor, which is clamped like offset_at's.
+            return "", self.offset_at(position, encoding)
         line = self.line(position.line)
         column = index_from_units(line, position.character, encoding)
         return line[:column], self._starts[position.line]

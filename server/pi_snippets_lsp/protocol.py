@@ -78,7 +78,8 @@ class SnippetsState(BaseModel):
 
 def parse_params(model: type[P], params: object, method: str) -> P:
     """Validate raw JSON params; absent params are an empty object."""
-    if params is None:
+    if params is None or params == []:
+        # Absent params, or an empty Lua table that Neovim encodes as `[]`.
         params = {}
     if not isinstance(params, dict):
         raise InvalidParams(f"{method}: params must be an object")

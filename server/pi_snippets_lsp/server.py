@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Generator, Iterable
+from collections.abc import Awaitable, Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -21,7 +21,7 @@ from typing import Any, Final
 import attrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import (
     JsonRPCNotification,
@@ -32,7 +32,7 @@ from pygls.protocol import (
 from pygls.uris import to_fs_path
 
 from . import __version__
-from .completion import Suggestions, suggest
+from .completion import Suggestions, suggest_completion
 from .config import (
     EMPTY_CONFIG,
     MESSAGE_PREFIX,
@@ -63,12 +63,27 @@ from .protocol import (
 
 log = logging.getLogger(__name__)
 
+
+class _QuietInvalidParams(logging.Filter):
+    """pygls logs a full traceback for every error answer; bad params are the client's
+    mistake, already answered with -32602, so one line is enough."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, JsonRpcInvalidParams | JsonRpcInvalidRequest):
+            record.msg, record.args, record.exc_info = "%s", (exc.message,), None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_QuietInvalidParams())
+
 SERVER_NAME: Final = "pi-snippets-lsp"
 TRIGGER_CHARACTERS: Final = ["%"]
 COMPLETION_REGISTRATION_ID: Final = "pi-snippets-completion"
 WATCHER_REGISTRATION_ID: Final = "pi-snippets-settings-watcher"
 DEFAULT_POLL_INTERVAL: Final = 1.0
-CLIENT_REQUEST_TIMEOUT: Final = 10.0
+CLIENT_REQUEST_TIMEOUT: Final = 5.0
 
 
 @dataclass(frozen=True)
@@ -127,6 +142,20 @@ class SnippetsProtocol(LanguageServerProtocol):
                 )
             log.warning("discarded a malformed %s message", method or "JSON-RPC")
             return JsonRPCNotification(method="$/piSnippets/discarded", jsonrpc="2.0", params=None)
+
+    def handle_message(self, message: Any) -> None:
+        """After ``shutdown`` pygls drops requests silently; LSP asks for an error."""
+        method = getattr(message, "method", None)
+        msg_id = getattr(message, "id", None)
+        if self._shutdown and method not in (None, types.EXIT) and msg_id is not None:
+            self._send_response(
+                msg_id,
+                error=JsonRpcInvalidRequest(
+                    f"{method}: the server is shut down"
+                ).to_response_error(),
+            )
+            return
+        super().handle_message(message)
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in _CUSTOM_METHODS:
@@ -232,7 +261,9 @@ class SnippetsServer(LanguageServer):
 
     @property
     def encoding(self) -> Encoding:
-        chosen = str(getattr(self.workspace.position_encoding, "value", None) or "utf-16")
+        # pygls stores the negotiated encoding as a plain string or as the enum.
+        negotiated = self.workspace.position_encoding
+        chosen = str(getattr(negotiated, "value", negotiated) or "utf-16")
         return next((e for e in ENCODINGS if e == chosen), "utf-16")
 
     # ------------------------------------------------------------------ configuration
@@ -310,11 +341,10 @@ class SnippetsServer(LanguageServer):
         if not get_capability(self.caps, "workspace.configuration", False):
             return
         try:
-            result = await asyncio.wait_for(
+            result = await _ask_client(
                 self.workspace_configuration_async(
                     types.ConfigurationParams(items=[types.ConfigurationItem(section=SETTINGS_KEY)])
-                ),
-                CLIENT_REQUEST_TIMEOUT,
+                )
             )
         except Exception as exc:  # a client that cannot answer keeps the last value
             log.warning("workspace/configuration failed: %s", exc)
@@ -330,6 +360,8 @@ class SnippetsServer(LanguageServer):
                 return EMPTY_CONFIG
             if pull:
                 await self.pull_configuration()
+            # Stamp before reading: a save that lands mid-load is seen by the next poll.
+            stamps = {str(p): _stamp(p) for p in self.settings_files()}
             keys: list[str | None] = list(
                 dict.fromkeys([*self.folder_paths(), self.default_folder()])
             )
@@ -348,7 +380,7 @@ class SnippetsServer(LanguageServer):
                 )
             self.configs = configs
             self.generation += 1
-            self._file_stamps = {str(p): _stamp(p) for p in self.settings_files()}
+            self._file_stamps = stamps
             self._report(configs.values())
             await self.sync_completion_registration()
             default = self.config_for(None)
@@ -403,7 +435,7 @@ class SnippetsServer(LanguageServer):
                 return
             try:
                 if wanted:
-                    await asyncio.wait_for(
+                    await _ask_client(
                         self.client_register_capability_async(
                             types.RegistrationParams(
                                 registrations=[
@@ -418,11 +450,10 @@ class SnippetsServer(LanguageServer):
                                     )
                                 ]
                             )
-                        ),
-                        CLIENT_REQUEST_TIMEOUT,
+                        )
                     )
                 else:
-                    await asyncio.wait_for(
+                    await _ask_client(
                         self.client_unregister_capability_async(
                             types.UnregistrationParams(
                                 unregisterations=[
@@ -432,8 +463,7 @@ class SnippetsServer(LanguageServer):
                                     )
                                 ]
                             )
-                        ),
-                        CLIENT_REQUEST_TIMEOUT,
+                        )
                     )
                 self.completion_registered = wanted
             except Exception as exc:
@@ -449,7 +479,7 @@ class SnippetsServer(LanguageServer):
         ]
         watchers.append(types.FileSystemWatcher(glob_pattern="**/.pi/settings.json"))
         try:
-            await asyncio.wait_for(
+            await _ask_client(
                 self.client_register_capability_async(
                     types.RegistrationParams(
                         registrations=[
@@ -462,8 +492,7 @@ class SnippetsServer(LanguageServer):
                             )
                         ]
                     )
-                ),
-                CLIENT_REQUEST_TIMEOUT,
+                )
             )
         except Exception as exc:
             self.watchers_registered = False
@@ -516,6 +545,12 @@ class SnippetsServer(LanguageServer):
         self.completion_registered = False
         self.watchers_registered = False
         self.configs = {}
+
+
+async def _ask_client(request: Awaitable[Any]) -> Any:
+    """Await a request to the client, giving up after a while without cancelling it:
+    a late answer must land on a live future, not on a cancelled one."""
+    return await asyncio.wait_for(asyncio.shield(request), CLIENT_REQUEST_TIMEOUT)
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -604,11 +639,9 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         position = Position(params.position.line, params.position.character)
         if document is None or not document.contains(position):
             return None
-        if not config.snippets:
-            return None
         encoding = ls.encoding
         before, _ = document.text_before(position, encoding)
-        suggestions = suggest(before, config)
+        suggestions = suggest_completion(before, config)
         if suggestions is None:
             return None
         return _completion_list(suggestions, position.line, before, encoding, ls.snippet_support)
@@ -674,7 +707,7 @@ def _completion_list(
                 documentation=types.MarkupContent(
                     kind=types.MarkupKind.Markdown, value=item.snippet.value
                 ),
-                sort_text=f"{item.rank:04d}",
+                sort_text=item.sort_text,
                 filter_text=item.label,
                 insert_text_format=text_format,
                 text_edit=types.TextEdit(range=token_range, new_text=new_text),

@@ -74,7 +74,9 @@ def test_emacs_eglot_client(tmp_path: Path) -> None:
             out = out.decode(errors="replace")
         if isinstance(err, bytes):
             err = err.decode(errors="replace")
-        pytest.fail(f"Emacs did not finish within {TIMEOUT} s\n--- stdout\n{out}\n--- stderr\n{err}")
+        pytest.fail(
+            f"Emacs did not finish within {TIMEOUT} s\n--- stdout\n{out}\n--- stderr\n{err}"
+        )
 
     output = f"exit code {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
     assert proc.returncode == 0, output

@@ -51,20 +51,18 @@
   (message "[test-eglot] %s" (apply #'format fmt args)))
 
 (defun pi-test--dump-server ()
-  "Print the tail of the Eglot events and stderr buffers."
-  (when pi-test--server
-    (dolist (getter (list #'jsonrpc-events-buffer #'jsonrpc-stderr-buffer))
-      (let ((buffer (ignore-errors (funcall getter pi-test--server))))
-        (when (buffer-live-p buffer)
-          (with-current-buffer buffer
-            (pi-test--log "---- %s (last 6000 chars) ----\n%s" (buffer-name)
-                          (buffer-substring-no-properties
-                           (max (point-min) (- (point-max) 6000)) (point-max)))))))))
+  "Print the tail of every Eglot events and stderr buffer."
+  (dolist (buffer (buffer-list))
+    (when (string-match-p "EGLOT.*\\(events\\|stderr\\)" (buffer-name buffer))
+      (with-current-buffer buffer
+        (pi-test--log "---- %s (last 6000 chars) ----\n%s" (buffer-name)
+                      (buffer-substring-no-properties
+                       (max (point-min) (- (point-max) 6000)) (point-max)))))))
 
 (defun pi-test--finish (code)
   "Shut the server down, clean up and exit Emacs with CODE."
-  (when (and pi-test--server
-             (or (/= code 0) (getenv "PI_SNIPPETS_TEST_DUMP")))
+  (when (or (/= code 0) (getenv "PI_SNIPPETS_TEST_DUMP"))
+    (accept-process-output nil 0.3)     ; collect a dying server's last words
     (pi-test--dump-server))
   (when (and pi-test--server (jsonrpc-running-p pi-test--server))
     (ignore-errors
@@ -130,7 +128,11 @@ Return PREDICATE's value, or nil on timeout."
     (pi-test--write-file file "")
     (setenv "PI_CODING_AGENT_DIR" agent-dir)
     (setq pi-snippets-server-command command)
-    (setq eglot-sync-connect nil
+    ;; Synchronous connect: a server that dies or hangs during `initialize'
+    ;; signals an error here (caught below) instead of inside a process
+    ;; sentinel, where batch Emacs would exit at once with code 255.
+    (setq eglot-sync-connect t
+          eglot-connect-timeout 30
           eglot-autoreconnect nil
           eglot-send-changes-idle-time 0.1)
     (pi-test--log "server command: %S" command)
@@ -315,9 +317,34 @@ Return PREDICATE's value, or nil on timeout."
                                 (and capf
                                      (with-timeout (15 nil)
                                        (all-completions "%thi" (nth 2 capf)))))
-                        "%third offered after (")))
+                        "%third offered after ("))
+      ;; A bare `%' lists every snippet.
+      (insert "\n%")
+      (let* ((capf (pi-snippets-completion-at-point))
+             (all (and capf (with-timeout (15 nil) (all-completions "%" (nth 2 capf))))))
+        (pi-test--check (equal (sort (copy-sequence all) #'string<)
+                               '("%brief" "%third" "%use-mcp"))
+                        "a bare % lists every snippet" "%S" all)))
 
     (set-buffer-modified-p nil)
+
+    ;; An Org file of the same project joins the running server.
+    (let ((org (find-file-noselect (expand-file-name "notes.org" project))))
+      (set-buffer org)
+      (pi-test--check (eq major-mode 'org-mode) "notes.org is in org-mode" "%S" major-mode)
+      (pi-test--check (pi-test--wait (lambda () (with-current-buffer org (eglot-managed-p))) 10)
+                      "the org buffer is managed by the same server")
+      (pi-test--check (eq (eglot-current-server) pi-test--server) "same server object")
+      (insert "* Task\nplease %bri")
+      (let ((capf (pi-snippets-completion-at-point)))
+        (pi-test--check (member "%brief"
+                                (and capf
+                                     (with-timeout (15 nil)
+                                       (all-completions
+                                        (buffer-substring-no-properties (nth 0 capf) (nth 1 capf))
+                                        (nth 2 capf)))))
+                        "%brief offered in org-mode"))
+      (set-buffer-modified-p nil))
     (pi-test--finish (if (= pi-test--failures 0) 0 1))))
 
 (run-at-time pi-test--timeout nil

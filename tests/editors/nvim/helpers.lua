@@ -89,7 +89,11 @@ end
 function H.eq(actual, expected, msg)
   if not vim.deep_equal(actual, expected) then
     error(
-      ('%s\n  expected: %s\n  actual:   %s'):format(msg, vim.inspect(expected), vim.inspect(actual)),
+      ('%s\n  expected: %s\n  actual:   %s'):format(
+        msg,
+        vim.inspect(expected),
+        vim.inspect(actual)
+      ),
       2
     )
   end

@@ -23,8 +23,12 @@ H.run('attach', function()
   H.eq(client.name, 'pi_snippets', 'client name')
   H.eq(client.server_info and client.server_info.name, 'pi-snippets-lsp', 'serverInfo.name')
   H.eq(client.root_dir, project, 'root_dir from the .git marker')
-  local triggers = vim.tbl_get(client.server_capabilities, 'completionProvider', 'triggerCharacters')
-  H.ok(triggers and vim.list_contains(triggers, '%'), 'trigger character %: ' .. vim.inspect(triggers))
+  local caps = client.server_capabilities
+  local triggers = vim.tbl_get(caps, 'completionProvider', 'triggerCharacters')
+  H.ok(
+    triggers and vim.list_contains(triggers, '%'),
+    'trigger character %: ' .. vim.inspect(triggers)
+  )
 
   H.wait(function()
     return #loads > 0
@@ -53,9 +57,32 @@ H.run('attach', function()
   -- Completion enabled for this buffer: omnifunc works and the trigger is wired.
   H.eq(vim.bo[buf].omnifunc, 'v:lua.vim.lsp.omnifunc', 'omnifunc set by Neovim')
   H.ok(
-    #vim.api.nvim_get_autocmds({ group = 'nvim.lsp.completion_' .. buf, event = 'InsertCharPre' }) > 0,
+    #vim.api.nvim_get_autocmds({
+      group = 'nvim.lsp.completion_' .. buf,
+      event = 'InsertCharPre',
+    }) > 0,
     'autotrigger InsertCharPre autocmd'
   )
+
+  -- :PiSnippetsList shows name + preview (in the message history).
+  vim.cmd('messages clear')
+  vim.cmd('PiSnippetsList')
+  H.wait(function()
+    return vim.fn.execute('messages'):find('%use-mcp', 1, true) ~= nil
+  end, ':PiSnippetsList output')
+  local shown = vim.fn.execute('messages')
+  H.ok(shown:find('2 snippets', 1, true), 'count in the list: ' .. shown)
+  H.ok(shown:find('<C-S-s>', 1, true), 'shortcut key in the list')
+  H.ok(shown:find('%%sig%s+Best regards'), 'name + preview for sig')
+  H.ok(shown:find('%%use%-mcp%s+Use your MCP tools to find the information'), 'name + preview')
+
+  -- :checkhealth pi_snippets runs and reports the client.
+  vim.cmd('checkhealth pi_snippets')
+  local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  H.ok(report:find('2 snippets', 1, true), 'health report: ' .. report)
+  H.ok(not report:find('ERROR', 1, true), 'no health error: ' .. report)
+  vim.cmd('bwipeout')
+  vim.cmd.buffer(buf)
 
   -- A buffer of another filetype does not attach and gets no mapping.
   vim.cmd.edit(vim.fn.fnameescape(project .. '/script.py'))

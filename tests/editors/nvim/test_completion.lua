@@ -63,7 +63,8 @@ local function accept(buf, item, client)
   local te = item.textEdit
   assert(te and te.range, 'item has a textEdit with a range')
   if item.insertTextFormat == SNIPPET then
-    local line = vim.api.nvim_buf_get_lines(buf, te.range.start.line, te.range.start.line + 1, false)[1]
+    local row = te.range.start.line
+    local line = vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
     local scol = vim.str_byteindex(line, client.offset_encoding, te.range.start.character, false)
     local ecol = vim.str_byteindex(line, client.offset_encoding, te.range['end'].character, false)
     vim.api.nvim_buf_set_text(buf, te.range.start.line, scol, te.range['end'].line, ecol, { '' })
@@ -135,17 +136,6 @@ H.run('completion', function()
   if result and result ~= vim.NIL and result.items then
     H.eq(result.isIncomplete, false, 'isIncomplete false for no match')
   end
-
-  -- Position after a multi-byte character (UTF-16 offsets).
-  set_lines(buf, { 'é 😀 %si' })
-  local line = 'é 😀 %si'
-  local char = vim.str_utfindex(line, client.offset_encoding, #line)
-  result = complete(client, buf, 0, char)
-  item = find(items_of(result), '%sig')
-  H.eq(item.textEdit.range.start.character, vim.str_utfindex(line, client.offset_encoding, #'é 😀 '),
-    'start of the token after an emoji')
-  accept(buf, item, client)
-  H.eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { 'é 😀 %sig' }, 'accepted after emoji')
 
   -- expandOnCompletion: the value is inserted; $ and ${1:x} arrive literally.
   H.write_settings(settings, {

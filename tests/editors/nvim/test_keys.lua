@@ -67,6 +67,16 @@ H.run('keys', function()
     H.ok(type(err) == 'string' and err ~= '', 'a reason for ' .. shortcut)
   end
 
+  -- setup() validates its options; vim.g.pi_snippets is read too.
+  H.ok(not pcall(ps.setup, { completion = 'yes' }), 'setup rejects a bad type')
+  ps.setup({ autotrigger = false })
+  H.eq(ps.options().autotrigger, false, 'setup option')
+  vim.g.pi_snippets = { shortcut = false }
+  H.eq(ps.options().shortcut, false, 'vim.g.pi_snippets option')
+  H.eq(ps.options().completion, true, 'default kept')
+  ps.setup({})
+  vim.g.pi_snippets = nil
+
   -- The LSP config from the runtimepath.
   local cfg = vim.lsp.config.pi_snippets
   H.eq(cfg.cmd, { 'pi-snippets-lsp' }, 'default cmd')
@@ -91,7 +101,9 @@ H.run('keys', function()
   vim.fn.writefile(vim.fn.readfile(H.rtp .. '/doc/pi_snippets.txt'), docdir .. '/pi_snippets.txt')
   vim.cmd.helptags(vim.fn.fnameescape(docdir))
   local tags = H.read(docdir .. '/tags')
-  for _, tag in ipairs({ 'pi_snippets', ':PiSnippetsExpand', ':PiSnippetsList', ':PiSnippetsReload' }) do
-    H.ok(tags:find('\n' .. vim.pesc(tag) .. '\t') or tags:find('^' .. vim.pesc(tag) .. '\t'), 'help tag ' .. tag)
+  local want = { 'pi_snippets', ':PiSnippetsExpand', ':PiSnippetsList', ':PiSnippetsReload' }
+  for _, tag in ipairs(want) do
+    local pat = vim.pesc(tag) .. '\t'
+    H.ok(tags:find('\n' .. pat) or tags:find('^' .. pat), 'help tag ' .. tag)
   end
 end)

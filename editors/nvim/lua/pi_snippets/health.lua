@@ -5,7 +5,8 @@ function M.check()
   local health = vim.health
   health.start('pi_snippets')
   if vim.fn.has('nvim-0.11') == 1 then
-    health.ok('Neovim ' .. tostring(vim.version()))
+    local v = vim.version()
+    health.ok(('Neovim %d.%d.%d'):format(v.major, v.minor, v.patch))
   else
     health.error('Neovim 0.11 or newer is required (vim.lsp.config / vim.lsp.enable)')
   end
@@ -35,7 +36,10 @@ function M.check()
   if vim.lsp.is_enabled and vim.lsp.is_enabled('pi_snippets') then
     health.ok("vim.lsp.enable('pi_snippets') is set")
   else
-    health.warn("pi_snippets is not enabled", { "add vim.lsp.enable('pi_snippets') to your config" })
+    health.warn(
+      'pi_snippets is not enabled',
+      { "add vim.lsp.enable('pi_snippets') to your config" }
+    )
   end
 
   local ps = require('pi_snippets')

@@ -19,12 +19,15 @@ local AUGROUP = 'pi_snippets'
 --- @field completion? boolean Enable |vim.lsp.completion| for pi_snippets clients (default true).
 --- @field autotrigger? boolean Open the popup when `%` is typed (default true).
 --- @field shortcut? boolean Bind the shortcut reported by the server (default true).
+--- @field completeopt? string|false Buffer-local 'completeopt' used with completion when the
+---   global value would insert the first match by itself (default 'menu,menuone,noselect,popup').
 
 --- @type pi_snippets.Options
 local defaults = {
   completion = true,
   autotrigger = true,
   shortcut = true,
+  completeopt = 'menu,menuone,noselect,popup',
 }
 
 --- @type pi_snippets.Options
@@ -419,15 +422,45 @@ function M._on_did_load(err, result, ctx)
   })
 end
 
+--- With a 'completeopt' lacking noselect/noinsert, Neovim inserts the first
+--- match as soon as the popup opens (on `%` with autotrigger). Give the buffer
+--- a local value that only shows the menu, unless the user chose one for it.
+--- @param buf integer
+--- @param opts pi_snippets.Options
+local function adjust_completeopt(buf, opts)
+  if type(opts.completeopt) ~= 'string' then
+    return
+  end
+  if api.nvim_get_option_value('completeopt', { scope = 'local', buf = buf }) ~= '' then
+    return
+  end
+  local global = vim.split(vim.go.completeopt, ',', { plain = true })
+  if vim.list_contains(global, 'noselect') or vim.list_contains(global, 'noinsert') then
+    return
+  end
+  api.nvim_set_option_value('completeopt', opts.completeopt, { scope = 'local', buf = buf })
+end
+
+--- @param client vim.lsp.Client
+--- @param buf integer
+local function enable_completion(client, buf)
+  local opts = M.options()
+  if not opts.completion or (completion_bufs[client.id] or {})[buf] then
+    return
+  end
+  if not client:supports_method('textDocument/completion', buf) then
+    return
+  end
+  vim.lsp.completion.enable(true, client.id, buf, { autotrigger = opts.autotrigger })
+  adjust_completeopt(buf, opts)
+  completion_bufs[client.id] = completion_bufs[client.id] or {}
+  completion_bufs[client.id][buf] = true
+end
+
 --- @param client vim.lsp.Client
 --- @param buf integer
 function M._on_attach(client, buf)
-  local opts = M.options()
-  if opts.completion and client:supports_method('textDocument/completion', buf) then
-    vim.lsp.completion.enable(true, client.id, buf, { autotrigger = opts.autotrigger })
-    completion_bufs[client.id] = completion_bufs[client.id] or {}
-    completion_bufs[client.id][buf] = true
-  end
+  enable_completion(client, buf)
   local known = loaded[client.id]
   if known then
     bind(buf, client.id, known.shortcut)
@@ -498,17 +531,13 @@ function M.setup(opts)
   vim.validate('opts.completion', opts.completion, 'boolean', true)
   vim.validate('opts.autotrigger', opts.autotrigger, 'boolean', true)
   vim.validate('opts.shortcut', opts.shortcut, 'boolean', true)
+  vim.validate('opts.completeopt', opts.completeopt, { 'string', 'boolean' }, true)
   setup_opts = vim.deepcopy(opts)
   M._install()
   for _, client in ipairs(vim.lsp.get_clients({ name = M.name })) do
     local result = loaded[client.id]
     for buf in pairs(client.attached_buffers) do
-      local o = M.options()
-      if o.completion and not (completion_bufs[client.id] or {})[buf] then
-        vim.lsp.completion.enable(true, client.id, buf, { autotrigger = o.autotrigger })
-        completion_bufs[client.id] = completion_bufs[client.id] or {}
-        completion_bufs[client.id][buf] = true
-      end
+      enable_completion(client, buf)
       bind(buf, client.id, result and result.shortcut)
     end
   end
@@ -580,7 +609,11 @@ function M.expand(opts)
       notify('buffer changed during expansion; nothing replaced', vim.log.levels.WARN)
       return done(false)
     end
-    api.nvim_buf_set_lines(buf, line1 - 1, line2, false, split_lines(result.text))
+    api.nvim_buf_call(buf, function()
+      -- Start a new undo block so `u` undoes exactly the expansion.
+      vim.cmd('let &g:undolevels = &g:undolevels')
+      api.nvim_buf_set_lines(buf, line1 - 1, line2, false, split_lines(result.text))
+    end)
     api.nvim_exec_autocmds('User', {
       pattern = 'PiSnippetsExpanded',
       modeline = false,
@@ -655,7 +688,7 @@ function M.reload(opts)
   if not client then
     return
   end
-  client:request('snippets/reload', {}, function(err, result)
+  client:request('snippets/reload', vim.empty_dict(), function(err, result)
     if err then
       notify(('snippets/reload failed: %s'):format(err.message or ''), vim.log.levels.ERROR)
       if opts.on_done then
@@ -666,7 +699,11 @@ function M.reload(opts)
     remember(client.id, result)
     local n = #(result.snippets or {})
     local warnings = result.warnings or {}
-    local msg = ('reloaded %d snippet%s, %s'):format(n, n == 1 and '' or 's', shortcut_summary(result))
+    local msg = ('reloaded %d snippet%s, %s'):format(
+      n,
+      n == 1 and '' or 's',
+      shortcut_summary(result)
+    )
     if #warnings > 0 then
       msg = msg .. '\n' .. table.concat(warnings, '\n')
     end

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone. Installs what it needs (a virtualenv with the
+# package and its test tools; Debian's Emacs + eglot and, through the VS Code test, code-server
+# and Chromium when run as root), then runs: ruff, mypy --strict, the real VS Code end-to-end
+# test, and pytest (unit and property tests, LSP sessions against the real server, real Neovim
+# and Emacs sessions, the frontend client and the Node example).
+#
+#   bash scripts/test.sh [pytest args]
+#
+# PI_SNIPPETS_VENV    virtualenv to use (default .venv in the repo)
+# PI_SNIPPETS_SKIP_VSCODE=1  skip the code-server test (it installs ~600 MB on first run)
+set -uo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+venv="${PI_SNIPPETS_VENV:-$repo/.venv}"
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "install"
+if [[ ! -x "$venv/bin/python" ]]; then
+    python3 -m venv "$venv" || exit 1
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test,dev,editors]" || exit 1
+if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+    if ! command -v emacs >/dev/null || ! compgen -G "/usr/share/emacs/site-lisp/elpa/eglot*" >/dev/null; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq emacs-nox elpa-eglot >/dev/null
+    fi
+fi
+export PATH="$venv/bin:$PATH"
+status=0
+
+step "ruff"
+ruff check . || status=1
+ruff format --check . || status=1
+
+step "mypy --strict"
+mypy || status=1
+
+if [[ "${PI_SNIPPETS_SKIP_VSCODE:-0}" != 1 ]]; then
+    step "VS Code (code-server) end to end"
+    PI_SNIPPETS_PYTHON="$venv/bin/python" bash tests/editors/vscode/run.sh || status=1
+fi
+
+step "pytest"
+python -m pytest "$@"
+rc=$?
+# pytest exits 5 when a selection collects no test; that is not a failure of the suite.
+if [[ $rc != 0 && $rc != 5 ]]; then
+    status=1
+fi
+exit $status

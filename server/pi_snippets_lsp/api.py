@@ -1,0 +1,193 @@
+"""The in-process API: the server's configuration, expansion and completion as plain calls.
+
+For agent frontends written in Python (chat UIs, CLIs, coding agents) that want Pi's exact
+``%name`` expansion for the prompts they submit, and the same ``%`` completion in their
+own input boxes, without starting a process::
+
+    from pi_snippets_lsp import complete, expand, load_config
+
+    config = load_config()                      # ~/.pi/agent/settings.json, as Pi reads it
+    prompt = expand("%review the diff", config).text
+    popup = complete("please %rev", config)     # None, or the items the server would send
+
+Contract (docs/agent-frontends.md, lsp-design.md):
+
+- ``load_config`` reads the same layers with the same trust rule and the same warnings as
+  the server: the user file (``settings`` or ``$PI_CODING_AGENT_DIR/settings.json`` or
+  ``~/.pi/agent/settings.json``), the project's ``.pi/settings.json`` only when
+  ``trust_project`` is true, then ``options`` (a value of the ``piSimpleSnippets``
+  namespace, the client layer the server gets from ``initializationOptions``).
+- ``expand`` is the server's ``snippets/expand``.
+- ``complete`` is the server's ``textDocument/completion``: it is computed by the same core
+  function (``completion.suggest_completion``) and carries exactly the data the server
+  puts in its items, so the two cannot drift.
+
+Nothing here touches the network, starts a thread or keeps state between calls; a
+``Config`` is immutable and may be shared between threads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from . import completion as _completion
+from . import config as _config
+from .config import Config
+from .expansion import Expansion
+from .expansion import expand as _expand
+
+__all__ = [
+    "OPTIONS_SOURCE",
+    "CompletionItem",
+    "CompletionResult",
+    "Config",
+    "Expansion",
+    "complete",
+    "expand",
+    "load_config",
+]
+
+#: The ``source`` of snippets defined by ``load_config(options=...)``.
+OPTIONS_SOURCE: Final = "options"
+
+
+def _json_value(value: object) -> object:
+    """Mappings as dicts and sequences as lists, recursively: the shape JSON would give."""
+    if isinstance(value, Mapping):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def load_config(
+    *,
+    settings: str | os.PathLike[str] | None = None,
+    project: str | os.PathLike[str] | None = None,
+    trust_project: bool = False,
+    options: Mapping[str, object] | None = None,
+) -> Config:
+    """Load one generation of configuration exactly as the server does.
+
+    Layers, lowest first, merged the Pi way and only then validated:
+
+    1. the user settings file: ``settings`` when given (the server's ``--settings``),
+       else ``$PI_CODING_AGENT_DIR/settings.json`` when that variable is set and
+       non-empty, else ``~/.pi/agent/settings.json`` (``~`` is expanded);
+    2. ``<project>/.pi/settings.json``, only when ``project`` is given and
+       ``trust_project`` is true (Pi reads a project file only for a trusted project;
+       an untrusted one that exists is listed in ``Config.untrusted_project_files``);
+    3. ``options``: a value of the ``piSimpleSnippets`` namespace (what a client sends as
+       ``initializationOptions.piSimpleSnippets``); ``None`` means no such layer. Its
+       snippets get the source ``"options"``.
+
+    Never raises for a bad file or a bad value: every problem is one entry of
+    ``Config.warnings``, worded as the server words it (``Config.warning_message()`` is
+    the text of the server's one ``window/showMessage``). A missing file is no problem.
+    """
+    layers: list[_config.Layer] = []
+    if options is not None:
+        layer = _config.client_layer(OPTIONS_SOURCE, _json_value(options))
+        if layer is not None:
+            layers.append(layer)
+    folder = Path(os.path.normpath(os.fspath(project))) if project is not None else None
+    return _config.load_config(
+        _config.LoadRequest(
+            user_file=_config.user_settings_path(override=settings),
+            project_folder=folder,
+            trust_project=trust_project,
+            client_layers=layers,
+        )
+    )
+
+
+def expand(text: str, config: Config) -> Expansion:
+    """Expand every ``%name`` marker of ``text``: the server's ``snippets/expand``.
+
+    Returns an ``Expansion`` with ``text`` (the expanded prompt), ``changed`` (whether it
+    differs from the input) and ``replacements`` (what changed, as code-point ranges of
+    the input). Works whatever ``expandOnCompletion`` says; with no usable snippet the
+    text comes back unchanged, ``%%name`` included, as in Pi.
+    """
+    return _expand(text, config.values)
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionItem:
+    """One entry of the popup, with exactly the data of the server's LSP item.
+
+    ``label`` and ``filter_text`` are ``%name``; ``preview`` is the item's ``detail`` and
+    ``labelDetails.description``; ``documentation`` is the whole value (sent as Markdown);
+    ``sort_text`` is the zero-padded ``rank`` (0 is Pi's first); ``insert_text`` is the
+    ``textEdit.newText`` a plain-text client receives: ``%name``, or with
+    ``expandOnCompletion`` the value with CRLF and lone CR turned into LF. (A client that
+    declares snippet support gets the same text with ``\\``, ``$`` and ``}`` escaped.)
+    """
+
+    name: str
+    label: str
+    filter_text: str
+    sort_text: str
+    rank: int
+    preview: str
+    documentation: str
+    insert_text: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionResult:
+    """The popup for the token that ends the text: the server's ``CompletionList``.
+
+    Accepting an item replaces ``text_before_cursor[replace_start:replace_end]`` (from
+    the ``%`` to the cursor, code-point indices; text after the cursor stays) with its
+    ``insert_text``. ``is_incomplete`` means more names matched than the 20 listed.
+    An empty ``items`` means a snippet token that matches nothing: show nothing, and
+    let no other source fill in.
+    """
+
+    items: tuple[CompletionItem, ...]
+    is_incomplete: bool
+    replace_start: int
+    replace_end: int
+    query: str
+
+
+def complete(text_before_cursor: str, config: Config) -> CompletionResult | None:
+    """The completion the server would answer for ``text_before_cursor``.
+
+    ``text_before_cursor`` is the input box's text up to the cursor (only its last line
+    matters; lines end at ``\\n``, ``\\r\\n`` or ``\\r`` as in LSP). Returns None when
+    the server answers ``null``: no usable snippet is configured, or the cursor is not
+    at the end of a snippet token (Pi's boundary rule: start of line, whitespace or CJK
+    punctuation, optional ``( [ { < ```` wrappers, ``%``, a partial name). Items are
+    filtered and ordered with Pi's fuzzy rule, at most 20.
+    """
+    suggestions = _completion.suggest_completion(text_before_cursor, config)
+    if suggestions is None:
+        return None
+    items = tuple(
+        CompletionItem(
+            name=s.snippet.name,
+            label=s.label,
+            filter_text=s.label,
+            sort_text=s.sort_text,
+            rank=s.rank,
+            preview=s.preview,
+            documentation=s.snippet.value,
+            insert_text=s.insert_text,
+            source=s.snippet.source,
+        )
+        for s in suggestions.items
+    )
+    return CompletionResult(
+        items=items,
+        is_incomplete=suggestions.incomplete,
+        replace_start=suggestions.token.start,
+        replace_end=len(text_before_cursor),
+        query=suggestions.token.query,
+    )

@@ -1,0 +1,117 @@
+"""A scripted JSON-RPC peer (standard library only) for testing ``SnippetsClient`` itself.
+
+Run as ``python fake_server.py``; speaks LSP framing on stdin/stdout. It behaves like the
+real server where the client depends on it (initialize, ``snippets/didLoad`` after
+initialized, shutdown/exit), and adds test methods:
+
+- at ``initialized`` it sends the client the requests a server may send and records the
+  answers; ``test/answers`` returns them.
+- ``test/hold``: held until ``count`` of them arrived, then all are answered in reverse
+  order of arrival, each with its own ``tag`` (responses out of order, matched by id).
+- ``test/error``: an error response with ``data``.
+- ``test/silent``: never answered.
+- ``test/die``: exits with code 3 without answering.
+- ``test/notify``: sends ``window/showMessage`` and ``test/ping`` notifications first.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+stdin = sys.stdin.buffer
+stdout = sys.stdout.buffer
+
+
+def send(message: dict[str, Any]) -> None:
+    body = json.dumps(message).encode("utf-8")
+    stdout.write(b"Content-Length: %d\r\nContent-Type: x\r\n\r\n" % len(body) + body)
+    stdout.flush()
+
+
+def read() -> dict[str, Any] | None:
+    length = None
+    while True:
+        line = stdin.readline()
+        if not line:
+            return None
+        if line == b"\r\n":
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    assert length is not None
+    message: dict[str, Any] = json.loads(stdin.read(length))
+    return message
+
+
+QUESTIONS = [
+    ("workspace/configuration", {"items": [{"section": "a"}, {"section": "b"}]}),
+    ("client/registerCapability", {"registrations": []}),
+    ("window/showMessageRequest", {"type": 1, "message": "?"}),
+    ("workspace/workspaceFolders", None),
+    ("fake/unknown", {}),
+]
+
+
+def main() -> int:
+    answers: dict[str, Any] = {}
+    asked: dict[str, str] = {}
+    held: list[dict[str, Any]] = []
+    shut_down = False
+    while True:
+        message = read()
+        if message is None:
+            return 1
+        method = message.get("method")
+        if method is None:  # an answer to one of our questions
+            question = asked.pop(str(message["id"]))
+            answers[question] = {k: v for k, v in message.items() if k in ("result", "error")}
+            continue
+        request_id = message.get("id")
+        params = message.get("params")
+        if method == "initialize":
+            send({"jsonrpc": "2.0", "id": request_id, "result": {"capabilities": {}}})
+        elif method == "initialized":
+            for n, (question, question_params) in enumerate(QUESTIONS):
+                asked[f"q{n}"] = question
+                request = {"jsonrpc": "2.0", "id": f"q{n}", "method": question}
+                if question_params is not None:
+                    request["params"] = question_params
+                send(request)
+            load = {"snippets": [], "shortcut": None, "expandOnCompletion": False, "warnings": []}
+            send({"jsonrpc": "2.0", "method": "snippets/didLoad", "params": load})
+        elif method == "test/answers":
+            send({"jsonrpc": "2.0", "id": request_id, "result": answers})
+        elif method == "test/hold":
+            held.append(message)
+            if len(held) == params["count"]:
+                for waiting in reversed(held):
+                    result = {"tag": waiting["params"]["tag"]}
+                    send({"jsonrpc": "2.0", "id": waiting["id"], "result": result})
+                held.clear()
+        elif method == "test/error":
+            error = {"code": -32001, "message": "scripted failure", "data": {"why": "test"}}
+            send({"jsonrpc": "2.0", "id": request_id, "error": error})
+        elif method == "test/silent":
+            pass
+        elif method == "test/die":
+            return 3
+        elif method == "test/notify":
+            show = {"type": 2, "message": "pi-simple-snippets: careful"}
+            send({"jsonrpc": "2.0", "method": "window/showMessage", "params": show})
+            send({"jsonrpc": "2.0", "method": "test/ping", "params": {"n": 1}})
+            send({"jsonrpc": "2.0", "id": request_id, "result": None})
+        elif method == "shutdown":
+            shut_down = True
+            send({"jsonrpc": "2.0", "id": request_id, "result": None})
+        elif method == "exit":
+            return 0 if shut_down else 1
+        elif request_id is not None:
+            error = {"code": -32601, "message": f"no {method}"}
+            send({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
