@@ -28,6 +28,7 @@ LUA_TESTS = sorted(LUA_DIR.glob("test_*.lua"))
 TIMEOUT_S = 120
 MIN_VERSION = (0, 11)
 
+
 def _params() -> list[object]:
     return [pytest.param(p, id=p.stem) for p in LUA_TESTS]
 

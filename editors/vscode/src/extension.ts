@@ -41,8 +41,12 @@ type Selector = { scheme: string; language?: string }[];
 
 let selector: Selector = [];
 let lastLoad: LoadResult | undefined;
+/** Identifies the last load that was logged, so repeated identical loads log once. */
+let lastFingerprint = '';
 /** Start/stop/restart run one after the other, never interleaved. */
 let lifecycle: Promise<void> = Promise.resolve();
+/** Set once a served document was opened or a command needed the server. */
+let wanted = false;
 const warnedShortcuts = new Set<string>();
 
 export function buildSelector(extraLanguages: unknown): Selector {
@@ -94,11 +98,16 @@ function onLoaded(result: LoadResult): void {
         expandOnCompletion: result?.expandOnCompletion === true,
         warnings: Array.isArray(result?.warnings) ? result.warnings : [],
     };
-    output.info(
+    const summary =
         `Loaded ${plural(lastLoad.snippets.length, 'snippet')}` +
-            (lastLoad.shortcut ? `, shortcut ${lastLoad.shortcut}` : '') +
-            (lastLoad.warnings.length > 0 ? `, warnings: ${lastLoad.warnings.join(' | ')}` : ''),
-    );
+        (lastLoad.shortcut ? `, shortcut ${lastLoad.shortcut}` : '') +
+        (lastLoad.expandOnCompletion ? ', expandOnCompletion' : '') +
+        (lastLoad.warnings.length > 0 ? `, warnings: ${lastLoad.warnings.join(' | ')}` : '');
+    const fingerprint = JSON.stringify(lastLoad);
+    if (fingerprint !== lastFingerprint) {
+        lastFingerprint = fingerprint;
+        output.info(summary);
+    }
     const shortcut = lastLoad.shortcut;
     if (shortcut && !warnedShortcuts.has(shortcut)) {
         warnedShortcuts.add(shortcut);
@@ -200,6 +209,7 @@ async function stopClient(): Promise<void> {
     const c = client;
     client = undefined;
     lastLoad = undefined;
+    lastFingerprint = '';
     updateStatus();
     if (c) {
         try {
@@ -218,13 +228,30 @@ function schedule(step: () => Promise<void>): Promise<void> {
 }
 
 function restart(): Promise<void> {
+    wanted = true;
     return schedule(async () => {
         await stopClient();
         await createAndStart();
     });
 }
 
+/** Starts the server the first time a document it serves is open. */
+function startIfServed(doc: vscode.TextDocument): void {
+    if (wanted) {
+        return;
+    }
+    const config = vscode.workspace.getConfiguration(SECTION);
+    if (vscode.languages.match(buildSelector(config.get<unknown>('languages')), doc) > 0) {
+        wanted = true;
+        void schedule(createAndStart);
+    }
+}
+
 async function readyClient(): Promise<LanguageClient | undefined> {
+    if (!wanted) {
+        wanted = true;
+        void schedule(createAndStart);
+    }
     await lifecycle;
     if (client && client.isRunning()) {
         return client;
@@ -394,23 +421,33 @@ export function activate(context: vscode.ExtensionContext): void {
         vscode.commands.registerCommand(TRIGGER_COMMAND, triggerCompletionCommand),
         vscode.commands.registerCommand('piSimpleSnippets.restart', () => restart()),
         vscode.window.onDidChangeActiveTextEditor(() => updateStatus()),
+        vscode.workspace.onDidOpenTextDocument(startIfServed),
         vscode.workspace.onDidChangeConfiguration((e) => {
+            if (e.affectsConfiguration(SECTION)) {
+                output.info('The piSimpleSnippets settings changed');
+            }
             if (
                 e.affectsConfiguration(`${SECTION}.serverPath`) ||
                 e.affectsConfiguration(`${SECTION}.languages`)
             ) {
-                output.info('serverPath or languages changed: restarting the server');
-                void restart();
+                if (wanted) {
+                    output.info('serverPath or languages changed: restarting the server');
+                    void restart();
+                } else {
+                    vscode.workspace.textDocuments.forEach(startIfServed);
+                }
             }
         }),
         // The project layer is read only for a trusted workspace, and the trust is sent at start.
         vscode.workspace.onDidGrantWorkspaceTrust(() => {
-            output.info('Workspace trusted: restarting the server so it reads the project settings');
-            void restart();
+            if (wanted) {
+                output.info('Workspace trusted: restarting the server so it reads the project settings');
+                void restart();
+            }
         }),
     );
-    // Not awaited: activation must not wait for the server; commands wait for it themselves.
-    void schedule(createAndStart);
+    // The server starts with the first served document (or command), not with every window.
+    vscode.workspace.textDocuments.forEach(startIfServed);
 }
 
 export function deactivate(): Thenable<void> | undefined {
