@@ -435,22 +435,14 @@ class SnippetsServer(LanguageServer):
                 return
             try:
                 if wanted:
-                    await _ask_client(
-                        self.client_register_capability_async(
-                            types.RegistrationParams(
-                                registrations=[
-                                    types.Registration(
-                                        id=COMPLETION_REGISTRATION_ID,
-                                        method=types.TEXT_DOCUMENT_COMPLETION,
-                                        register_options=types.CompletionRegistrationOptions(
-                                            document_selector=None,
-                                            trigger_characters=TRIGGER_CHARACTERS,
-                                            resolve_provider=False,
-                                        ),
-                                    )
-                                ]
-                            )
-                        )
+                    await self._register(
+                        COMPLETION_REGISTRATION_ID,
+                        types.TEXT_DOCUMENT_COMPLETION,
+                        types.CompletionRegistrationOptions(
+                            document_selector=None,
+                            trigger_characters=TRIGGER_CHARACTERS,
+                            resolve_provider=False,
+                        ),
                     )
                 else:
                     await _ask_client(
@@ -469,6 +461,19 @@ class SnippetsServer(LanguageServer):
             except Exception as exc:
                 log.warning("completion (un)registration failed: %s", exc)
 
+    async def _register(self, registration_id: str, method: str, options: Any) -> None:
+        await _ask_client(
+            self.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id=registration_id, method=method, register_options=options
+                        )
+                    ]
+                )
+            )
+        )
+
     async def register_watchers(self) -> None:
         """Ask the client to watch the settings files, when it can."""
         if not self.watchers_are_dynamic or self.watchers_registered:
@@ -479,20 +484,10 @@ class SnippetsServer(LanguageServer):
         ]
         watchers.append(types.FileSystemWatcher(glob_pattern="**/.pi/settings.json"))
         try:
-            await _ask_client(
-                self.client_register_capability_async(
-                    types.RegistrationParams(
-                        registrations=[
-                            types.Registration(
-                                id=WATCHER_REGISTRATION_ID,
-                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                    watchers=watchers
-                                ),
-                            )
-                        ]
-                    )
-                )
+            await self._register(
+                WATCHER_REGISTRATION_ID,
+                types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
             )
         except Exception as exc:
             self.watchers_registered = False

@@ -43,12 +43,13 @@ def read_response(stream, msg_id) -> dict:
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
 
 
-def run_session(messages: list[dict], tmp_path) -> tuple[int, list[dict]]:
+def run_session(messages: list[dict], tmp_path, args=()) -> tuple[int, list[dict]]:
+    """Pipe framed ``messages`` into a server; every byte it writes must be a frame."""
     env = {"PI_CODING_AGENT_DIR": str(tmp_path)}
     import os
 
     proc = subprocess.run(
-        SERVER,
+        [*SERVER, *args],
         input=b"".join(frame(m) for m in messages),
         capture_output=True,
         timeout=30,
@@ -58,11 +59,8 @@ def run_session(messages: list[dict], tmp_path) -> tuple[int, list[dict]]:
 
     out = io.BytesIO(proc.stdout)
     replies = []
-    while True:
-        try:
-            replies.append(read_frame(out))
-        except (EOFError, AssertionError):
-            break
+    while out.tell() < len(proc.stdout):
+        replies.append(read_frame(out))
     return proc.returncode, replies
 
 
@@ -259,17 +257,21 @@ async def test_out_of_range_edit_is_clamped(start):
 
 
 def test_logging_never_reaches_stdout(tmp_path):
+    (tmp_path / "settings.json").write_text('{"piSimpleSnippets": {"snippets": {"Bad": 1}}}')
     code, replies = run_session(
         [
             INITIALIZE,
             {"jsonrpc": "2.0", "method": "initialized", "params": {}},
-            {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+            {"jsonrpc": "2.0", "id": 2, "method": "snippets/expand", "params": {"text": 1}},
+            {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
             {"jsonrpc": "2.0", "method": "exit"},
         ],
         tmp_path,
+        args=["-v", "-v"],  # debug logging: plenty to leak if it went to stdout
     )
-    # every byte on stdout parsed as a framed JSON-RPC message
+    # run_session parsed every byte of stdout as a framed JSON-RPC message
     assert code == 0 and all(r.get("jsonrpc") == "2.0" for r in replies)
+    assert any(r.get("id") == 2 and r["error"]["code"] == -32602 for r in replies)
 
 
 def test_help_names_the_commands():
