@@ -252,6 +252,13 @@ class SnippetsServer(LanguageServer):
         )
 
     @property
+    def markdown_documentation(self) -> bool:
+        formats = get_capability(
+            self.caps, "text_document.completion.completion_item.documentation_format", []
+        )
+        return types.MarkupKind.Markdown in (formats or [])
+
+    @property
     def watchers_are_dynamic(self) -> bool:
         return bool(
             get_capability(
@@ -639,7 +646,14 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         suggestions = suggest_completion(before, config)
         if suggestions is None:
             return None
-        return _completion_list(suggestions, position.line, before, encoding, ls.snippet_support)
+        return _completion_list(
+            suggestions,
+            position.line,
+            before,
+            encoding,
+            snippet_support=ls.snippet_support,
+            markdown=ls.markdown_documentation,
+        )
 
     @server.feature(EXPAND)
     async def snippets_expand(ls: SnippetsServer, params: object) -> dict[str, Any]:
@@ -680,7 +694,9 @@ def _completion_list(
     line: int,
     before: str,
     encoding: Encoding,
+    *,
     snippet_support: bool,
+    markdown: bool,
 ) -> types.CompletionList:
     """LSP items: the edit replaces only the token, from its ``%`` to the cursor."""
     token_range = types.Range(
@@ -701,7 +717,9 @@ def _completion_list(
                 detail=item.preview,
                 documentation=types.MarkupContent(
                     kind=types.MarkupKind.Markdown, value=item.snippet.value
-                ),
+                )
+                if markdown
+                else item.snippet.value,
                 sort_text=item.sort_text,
                 filter_text=item.label,
                 insert_text_format=text_format,

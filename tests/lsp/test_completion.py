@@ -36,9 +36,12 @@ async def test_item_carries_preview_documentation_and_token_edit(start, kind):
     assert item.detail == "Use your MCP tools to find the information"
     assert item.label_details is not None
     assert item.label_details.description == item.detail
-    assert isinstance(item.documentation, types.MarkupContent)
-    assert item.documentation.kind == types.MarkupKind.Markdown
-    assert item.documentation.value == SNIPPETS["use-mcp"]
+    if kind == "plain":  # no documentationFormat declared: plain text
+        assert item.documentation == SNIPPETS["use-mcp"]
+    else:
+        assert isinstance(item.documentation, types.MarkupContent)
+        assert item.documentation.kind == types.MarkupKind.Markdown
+        assert item.documentation.value == SNIPPETS["use-mcp"]
     # Only the active token is replaced: from the % to the cursor, not " tail".
     assert isinstance(item.text_edit, types.TextEdit)
     assert item.text_edit.range == types.Range(start=types.Position(0, 3), end=types.Position(0, 7))
