@@ -55,15 +55,6 @@ __all__ = [
 OPTIONS_SOURCE: Final = "options"
 
 
-def _json_value(value: object) -> object:
-    """Mappings as dicts and sequences as lists, recursively: the shape JSON would give."""
-    if isinstance(value, Mapping):
-        return {str(k): _json_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_value(v) for v in value]
-    return value
-
-
 def load_config(
     *,
     settings: str | os.PathLike[str] | None = None,
@@ -91,7 +82,7 @@ def load_config(
     """
     layers: list[_config.Layer] = []
     if options is not None:
-        layer = _config.client_layer(OPTIONS_SOURCE, _json_value(options))
+        layer = _config.client_layer(OPTIONS_SOURCE, _config.plain_json(options))
         if layer is not None:
             layers.append(layer)
     folder = Path(os.path.normpath(os.fspath(project))) if project is not None else None

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .config import Config, LoadRequest, load_config, user_settings_path
+from .api import load_config
+from .config import Config
 from .expansion import Expansion, expand
 
 log = logging.getLogger(__name__)
@@ -87,13 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(args: argparse.Namespace) -> Config:
-    project = Path(args.project) if args.project else Path.cwd()
     return load_config(
-        LoadRequest(
-            user_file=user_settings_path(override=args.settings),
-            project_folder=project,
-            trust_project=args.trust_project,
-        )
+        settings=args.settings,
+        project=args.project or Path.cwd(),
+        trust_project=args.trust_project,
     )
 
 

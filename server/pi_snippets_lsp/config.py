@@ -104,6 +104,21 @@ def normalize_shortcut(raw: str) -> str | None:
 # --------------------------------------------------------------------------- merge
 
 
+def plain_json(value: object) -> object:
+    """Client or caller data as plain JSON shapes: dicts with str keys, and lists.
+
+    pygls hands unknown JSON over as namedtuples and tuples; Python callers may pass any
+    mapping or sequence. Validation and merging only ever see dicts and lists.
+    """
+    if hasattr(value, "_asdict"):
+        value = value._asdict()
+    if isinstance(value, Mapping):
+        return {str(k): plain_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_json(v) for v in value]
+    return value
+
+
 def deep_merge(base: object, override: object) -> object:
     """Pi's settings merge: plain objects merge key by key, recursively; anything else
     (arrays, primitives, ``null``) replaces. Keys absent from ``override`` are kept."""

@@ -43,6 +43,7 @@ from .config import (
     SettingsFiles,
     client_layer,
     load_config,
+    plain_json,
     project_settings_path,
     user_settings_path,
 )
@@ -357,7 +358,7 @@ class SnippetsServer(LanguageServer):
             log.warning("workspace/configuration failed: %s", exc)
             return
         # lsprotocol hands the result over as a tuple; a client may send a list.
-        values = _plain(result)
+        values = plain_json(result)
         self.pulled_namespace = values[0] if isinstance(values, list) and values else None
 
     async def reload(self, pull: bool = True) -> Config:
@@ -563,17 +564,6 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-def _plain(value: object) -> object:
-    """Client JSON as plain dicts and lists (pygls hands some of it over as namedtuples)."""
-    if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
 # ---------------------------------------------------------------------- handlers
 
 
@@ -583,7 +573,7 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: SnippetsServer, params: types.InitializeParams) -> None:
-        init = _plain(params.initialization_options)
+        init = plain_json(params.initialization_options)
         if isinstance(init, dict):
             ls.init_namespace = init.get(SETTINGS_KEY)
             if isinstance(init.get("trustProjectSettings"), bool):
@@ -612,7 +602,7 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
     ) -> None:
         pulled = get_capability(ls.caps, "workspace.configuration", False)
         if not pulled:
-            settings = _plain(params.settings)
+            settings = plain_json(params.settings)
             if isinstance(settings, dict) and SETTINGS_KEY in settings:
                 ls.pulled_namespace = settings[SETTINGS_KEY]
         await ls.reload(pull=pulled)
@@ -679,7 +669,7 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
 
 def _parse(model: Any, params: object, method: str) -> Any:
     try:
-        return parse_params(model, _plain(params), method)
+        return parse_params(model, plain_json(params), method)
     except InvalidParams as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
 

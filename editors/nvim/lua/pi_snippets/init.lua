@@ -232,30 +232,33 @@ end
 -- Shortcut binding
 -- ---------------------------------------------------------------------------
 
+--- The description of the buffer-local insert-mode map on `lhs`, or nil when none.
+--- @param buf integer
+--- @param lhs string
+--- @return string|false|nil
+local function insert_map_desc(buf, lhs)
+  local want = vim.keycode(lhs)
+  for _, m in ipairs(api.nvim_buf_get_keymap(buf, 'i')) do
+    if vim.keycode(m.lhs) == want then
+      return m.desc or false
+    end
+  end
+  return nil
+end
+
 --- @param buf integer
 --- @param lhs string
 --- @return boolean
 local function is_our_map(buf, lhs)
-  local want = vim.keycode(lhs)
-  for _, m in ipairs(api.nvim_buf_get_keymap(buf, 'i')) do
-    if vim.keycode(m.lhs) == want then
-      return m.desc == MAP_DESC
-    end
-  end
-  return false
+  return insert_map_desc(buf, lhs) == MAP_DESC
 end
 
 --- @param buf integer
 --- @param lhs string
 --- @return boolean
 local function has_foreign_map(buf, lhs)
-  local want = vim.keycode(lhs)
-  for _, m in ipairs(api.nvim_buf_get_keymap(buf, 'i')) do
-    if vim.keycode(m.lhs) == want then
-      return m.desc ~= MAP_DESC
-    end
-  end
-  return false
+  local desc = insert_map_desc(buf, lhs)
+  return desc ~= nil and desc ~= MAP_DESC
 end
 
 --- @param buf integer
