@@ -10,7 +10,7 @@ own input boxes, without starting a process::
     prompt = expand("%review the diff", config).text
     popup = complete("please %rev", config)     # None, or the items the server would send
 
-Contract (docs/agent-frontends.md, lsp-design.md):
+Contract (docs/agent-frontends.md, docs/configuration.md):
 
 - ``load_config`` reads the same layers with the same trust rule and the same warnings as
   the server: the user file (``settings`` or ``$PI_CODING_AGENT_DIR/settings.json`` or
@@ -19,8 +19,8 @@ Contract (docs/agent-frontends.md, lsp-design.md):
   namespace, the client layer the server gets from ``initializationOptions``).
 - ``expand`` is the server's ``snippets/expand``.
 - ``complete`` is the server's ``textDocument/completion``: it is computed by the same core
-  function (``completion.suggest_completion``) and carries exactly the data the server
-  puts in its items, so the two cannot drift.
+  function (``completion.suggest``) and returns the same ``Suggestions`` the server turns
+  into LSP items (and the client parses back), so the three cannot drift.
 
 Nothing here touches the network, starts a thread or keeps state between calls; a
 ``Config`` is immutable and may be shared between threads.
@@ -30,22 +30,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from . import completion as _completion
 from . import config as _config
+from .completion import Suggestion, Suggestions, suggest
 from .config import Config
 from .expansion import Expansion
 from .expansion import expand as _expand
+from .snippet import Snippet
 
 __all__ = [
     "OPTIONS_SOURCE",
-    "CompletionItem",
-    "CompletionResult",
     "Config",
     "Expansion",
+    "Snippet",
+    "Suggestion",
+    "Suggestions",
     "complete",
     "expand",
     "load_config",
@@ -107,48 +108,7 @@ def expand(text: str, config: Config) -> Expansion:
     return _expand(text, config.values)
 
 
-@dataclass(frozen=True, slots=True)
-class CompletionItem:
-    """One entry of the popup, with exactly the data of the server's LSP item.
-
-    ``label`` and ``filter_text`` are ``%name``; ``preview`` is the item's ``detail`` and
-    ``labelDetails.description``; ``documentation`` is the whole value (sent as Markdown);
-    ``sort_text`` is the zero-padded ``rank`` (0 is Pi's first); ``insert_text`` is the
-    ``textEdit.newText`` a plain-text client receives: ``%name``, or with
-    ``expandOnCompletion`` the value with CRLF and lone CR turned into LF. (A client that
-    declares snippet support gets the same text with ``\\``, ``$`` and ``}`` escaped.)
-    """
-
-    name: str
-    label: str
-    filter_text: str
-    sort_text: str
-    rank: int
-    preview: str
-    documentation: str
-    insert_text: str
-    source: str
-
-
-@dataclass(frozen=True, slots=True)
-class CompletionResult:
-    """The popup for the token that ends the text: the server's ``CompletionList``.
-
-    Accepting an item replaces ``text_before_cursor[replace_start:replace_end]`` (from
-    the ``%`` to the cursor, code-point indices; text after the cursor stays) with its
-    ``insert_text``. ``is_incomplete`` means more names matched than the 20 listed.
-    An empty ``items`` means a snippet token that matches nothing: show nothing, and
-    let no other source fill in.
-    """
-
-    items: tuple[CompletionItem, ...]
-    is_incomplete: bool
-    replace_start: int
-    replace_end: int
-    query: str
-
-
-def complete(text_before_cursor: str, config: Config) -> CompletionResult | None:
+def complete(text_before_cursor: str, config: Config) -> Suggestions | None:
     """The completion the server would answer for ``text_before_cursor``.
 
     ``text_before_cursor`` is the input box's text up to the cursor (only its last line
@@ -156,29 +116,7 @@ def complete(text_before_cursor: str, config: Config) -> CompletionResult | None
     the server answers ``null``: no usable snippet is configured, or the cursor is not
     at the end of a snippet token (Pi's boundary rule: start of line, whitespace or CJK
     punctuation, optional ``( [ { < ```` wrappers, ``%``, a partial name). Items are
-    filtered and ordered with Pi's fuzzy rule, at most 20.
+    filtered and ordered with Pi's fuzzy rule, at most 20; this is the very function the
+    server's completion handler calls.
     """
-    suggestions = _completion.suggest_completion(text_before_cursor, config)
-    if suggestions is None:
-        return None
-    items = tuple(
-        CompletionItem(
-            name=s.snippet.name,
-            label=s.label,
-            filter_text=s.label,
-            sort_text=s.sort_text,
-            rank=s.rank,
-            preview=s.preview,
-            documentation=s.snippet.value,
-            insert_text=s.insert_text,
-            source=s.snippet.source,
-        )
-        for s in suggestions.items
-    )
-    return CompletionResult(
-        items=items,
-        is_incomplete=suggestions.incomplete,
-        replace_start=suggestions.token.start,
-        replace_end=len(text_before_cursor),
-        query=suggestions.token.query,
-    )
+    return suggest(text_before_cursor, config)

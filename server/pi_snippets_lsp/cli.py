@@ -17,8 +17,11 @@ from pathlib import Path
 
 from . import __version__
 from .api import load_config
-from .config import Config
+from .config import Config, settings_json_schema
 from .expansion import Expansion, expand
+from .server import QuietInvalidParams, create_server
+from .session import ServerOptions
+from .snippet import preview
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +58,7 @@ def _add_settings_options(parser: argparse.ArgumentParser, *, sub: bool = False)
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pi-snippets-lsp",
-        description="Language server for Pi's %%name prompt snippets (pi-simple-snippets).",
+        description="Language server for Pi's %name prompt snippets (pi-simple-snippets).",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--log-file", metavar="FILE", help="write the log to FILE")
@@ -157,8 +160,6 @@ def run_check(args: argparse.Namespace) -> int:
         json.dump(check_report(config), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        from .completion import preview
-
         print("sources: " + (", ".join(config.sources) or "(no settings file found)"))
         print(f"snippets: {len(config.snippets)}")
         for snippet in config.snippets:
@@ -173,8 +174,6 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_schema() -> int:
-    from .config import settings_json_schema
-
     json.dump(settings_json_schema(), sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
@@ -191,6 +190,7 @@ def _setup_logging(args: argparse.Namespace) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(QuietInvalidParams())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -202,8 +202,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_check(args)
     if args.command == "schema":
         return run_schema()
-
-    from .server import ServerOptions, create_server
 
     options = ServerOptions(
         user_settings=args.settings,

@@ -6,41 +6,15 @@ only; the server turns it into LSP items.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Final
 
-from .config import Config, Snippet
-from .grammar import JS_WHITESPACE, TRIGGER, Token, find_token
+from .config import Config
+from .grammar import TRIGGER, find_token
 from .ranking import fuzzy_filter
+from .snippet import Snippet, normalize_newlines, preview
 
 MAX_ITEMS: Final = 20
-PREVIEW_LIMIT: Final = 80
-ELLIPSIS: Final = "…"
-
-_WHITESPACE_RUN = re.compile("[" + re.escape(JS_WHITESPACE) + "]+")
-_LINE_BREAKS = re.compile(r"\r\n?")
-
-
-def preview(value: str) -> str:
-    """One line for the popup: whitespace runs collapsed, trimmed, at most 80 characters.
-
-    Pi measures the limit in UTF-16 code units (JavaScript ``length``) but cuts whole
-    code points, so an emoji-heavy value is cut exactly where Pi cuts it.
-    """
-    collapsed = _WHITESPACE_RUN.sub(" ", value).strip(" ")
-    if _utf16_length(collapsed) <= PREVIEW_LIMIT:
-        return collapsed
-    return collapsed[: PREVIEW_LIMIT - 1] + ELLIPSIS
-
-
-def _utf16_length(text: str) -> int:
-    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
-
-
-def normalize_newlines(value: str) -> str:
-    """CRLF and a lone CR become LF, as they do for text typed or pasted into Pi."""
-    return _LINE_BREAKS.sub("\n", value)
 
 
 def insert_text(snippet: Snippet, expand_on_completion: bool) -> str:
@@ -52,13 +26,28 @@ def insert_text(snippet: Snippet, expand_on_completion: bool) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Suggestion:
-    """One popup entry, in Pi's order (``rank`` 0 is first)."""
+    """One popup entry: a snippet, where Pi ranks it, and what accepting it inserts.
 
-    snippet: Snippet
+    The same value serves the server (which turns it into an LSP ``CompletionItem``), the
+    in-process API and the out-of-process client, so all three describe an entry alike.
+    """
+
+    name: str
+    #: The whole snippet text, shown literally as the item's documentation.
+    value: str
+    #: The settings file (or client layer) that defined the snippet.
+    source: str
+    #: Pi's order: 0 is listed first.
     rank: int
-    label: str
+    #: The one-line preview (see ``preview``).
     preview: str
+    #: What accepting inserts: ``%name``, or with ``expandOnCompletion`` the text.
     insert_text: str
+
+    @property
+    def label(self) -> str:
+        """``%name``: the label and the filter text of the item."""
+        return TRIGGER + self.name
 
     @property
     def sort_text(self) -> str:
@@ -68,44 +57,53 @@ class Suggestion:
 
 @dataclass(frozen=True, slots=True)
 class Suggestions:
-    """The popup for one token. ``incomplete`` means more matched than were listed."""
+    """The popup for the snippet token that ends the text before the cursor.
 
-    token: Token
+    Accepting an item replaces ``text_before_cursor[replace_start:replace_end]`` (from the
+    ``%`` to the cursor, code-point indices; text after the cursor stays) with its
+    ``insert_text``. ``is_incomplete``: more names matched than the ``MAX_ITEMS`` listed.
+    No ``items`` means a snippet token that matches nothing: show nothing, and let no
+    other source fill in.
+    """
+
     items: tuple[Suggestion, ...]
-    incomplete: bool
+    is_incomplete: bool
+    replace_start: int
+    replace_end: int
+    #: What follows the ``%`` (possibly empty).
+    query: str
 
 
 def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
-    """The suggestions for the token ending ``text_before_cursor``.
+    """What ``textDocument/completion`` answers for the text before the cursor.
 
-    None when the cursor is not in a snippet token (other completion sources answer);
-    an empty, complete list when it is one but nothing matches (nothing falls through).
+    None while no usable snippet is configured (the static provider's ``null``: Pi
+    registers no completion provider then, so nothing of ours may show) or when the
+    cursor is not in a snippet token (other completion sources answer); an empty,
+    complete list when it is one but nothing matches (nothing falls through). Only the
+    last line of ``text_before_cursor`` matters: a token never spans lines.
     """
+    if not config.snippets:
+        return None
     token = find_token(text_before_cursor)
     if token is None:
         return None
     matched = fuzzy_filter(config.snippets, token.query, lambda s: s.name)
     items = tuple(
         Suggestion(
-            snippet=snippet,
+            name=snippet.name,
+            value=snippet.value,
+            source=snippet.source,
             rank=rank,
-            label=TRIGGER + snippet.name,
             preview=preview(snippet.value),
             insert_text=insert_text(snippet, config.expand_on_completion),
         )
         for rank, snippet in enumerate(matched[:MAX_ITEMS])
     )
-    return Suggestions(token=token, items=items, incomplete=len(matched) > MAX_ITEMS)
-
-
-def suggest_completion(text_before_cursor: str, config: Config) -> Suggestions | None:
-    """What ``textDocument/completion`` answers for the text before the cursor.
-
-    None while no usable snippet is configured (the static provider's ``null``, the
-    analogue of "registers no completion provider") or when the cursor is not in a
-    snippet token; otherwise ``suggest``. The server and the in-process API both call
-    this, so their items cannot drift apart.
-    """
-    if not config.snippets:
-        return None
-    return suggest(text_before_cursor, config)
+    return Suggestions(
+        items=items,
+        is_incomplete=len(matched) > MAX_ITEMS,
+        replace_start=token.start,
+        replace_end=len(text_before_cursor),
+        query=token.query,
+    )

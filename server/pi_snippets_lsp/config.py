@@ -21,6 +21,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from .grammar import JS_WHITESPACE, is_valid_name
+from .snippet import Snippet
 
 SETTINGS_KEY: Final = "piSimpleSnippets"
 MESSAGE_PREFIX: Final = "pi-simple-snippets:"
@@ -34,16 +35,6 @@ NAMED_KEYS: Final = frozenset(
         "right", *(f"f{n}" for n in range(1, 13)),
     }
 )  # fmt: skip
-
-
-class Snippet(BaseModel):
-    """A configured snippet: its name, its text, and the layer that defined it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    value: str
-    source: str
 
 
 class Config(BaseModel):

@@ -1,18 +1,21 @@
 """Models of the custom messages: ``snippets/expand``, ``snippets/list``, ``snippets/reload``
-and the ``snippets/didLoad`` notification (lsp-design.md, "Custom requests").
+and the ``snippets/didLoad`` notification (docs/lsp.md, "Custom requests").
 
 Params are validated here, once, so a handler never sees a malformed request: anything
 that does not fit becomes a JSON-RPC -32602 error with a message saying what is wrong.
+The same models parse the answers on the client side (``pi_snippets_lsp.client``), so
+server and client cannot disagree about a shape.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeVar
+from collections.abc import Mapping
+from typing import Any, Final, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
-from .completion import preview
 from .config import Config
+from .snippet import Snippet
 
 EXPAND: Final = "snippets/expand"
 LIST: Final = "snippets/list"
@@ -40,40 +43,44 @@ class ListParams(_Params):
     uri: StrictStr | None = None
 
 
-class ExpandResult(BaseModel):
+class ExpandResult(NamedTuple):
+    """``snippets/expand``'s result: the prompt expanded, and whether it changed.
+
+    Unpacks as ``text, changed``.
+    """
+
     text: str
     changed: bool
 
 
-class SnippetInfo(BaseModel):
-    name: str
-    value: str
-    preview: str
-    source: str
+class SnippetsListing(BaseModel):
+    """One generation as ``snippets/list`` and ``snippets/reload`` describe it:
+    the usable snippets (each with its preview and source), the normalized shortcut,
+    ``expandOnCompletion`` and the problems of that load."""
 
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
 
-class SnippetsState(BaseModel):
-    """The result of ``snippets/list`` and ``snippets/reload``, and ``snippets/didLoad``."""
+    snippets: tuple[Snippet, ...] = ()
+    shortcut: str | None = None
+    expand_on_completion: bool = Field(default=False, alias="expandOnCompletion")
+    warnings: tuple[str, ...] = ()
 
-    snippets: list[SnippetInfo]
-    shortcut: str | None
-    expand_on_completion: bool = Field(serialization_alias="expandOnCompletion")
-    warnings: list[str]
+    @property
+    def values(self) -> dict[str, str]:
+        """Snippet name -> text."""
+        return {s.name: s.value for s in self.snippets}
 
     @classmethod
-    def of(cls, config: Config) -> SnippetsState:
+    def of(cls, config: Config) -> SnippetsListing:
         return cls(
-            snippets=[
-                SnippetInfo(name=s.name, value=s.value, preview=preview(s.value), source=s.source)
-                for s in config.snippets
-            ],
+            snippets=config.snippets,
             shortcut=config.shortcut,
             expand_on_completion=config.expand_on_completion,
-            warnings=list(config.warnings),
+            warnings=config.warnings,
         )
 
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(by_alias=True)
+        return self.model_dump(by_alias=True, mode="json")
 
 
 def parse_params(model: type[P], params: object, method: str) -> P:
@@ -81,13 +88,17 @@ def parse_params(model: type[P], params: object, method: str) -> P:
     if params is None or params == []:
         # Absent params, or an empty Lua table that Neovim encodes as `[]`.
         params = {}
-    if not isinstance(params, dict):
+    if not isinstance(params, Mapping):
         raise InvalidParams(f"{method}: params must be an object")
     try:
         return model.model_validate(params)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"`{'.'.join(str(p) for p in err['loc']) or 'params'}`: {err['msg']}"
-            for err in exc.errors()
-        )
-        raise InvalidParams(f"{method}: {problems}") from None
+        raise InvalidParams(f"{method}: {describe_errors(exc)}") from None
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """pydantic's errors as one line: `` `field`: message; ... ``."""
+    return "; ".join(
+        f"`{'.'.join(str(p) for p in err['loc']) or 'params'}`: {err['msg']}"
+        for err in exc.errors()
+    )

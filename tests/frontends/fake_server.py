@@ -1,4 +1,4 @@
-"""A scripted JSON-RPC peer (standard library only) for testing ``SnippetsClient`` itself.
+"""A scripted JSON-RPC peer for testing ``SnippetsClient`` itself (the package's framing only).
 
 Run as ``python fake_server.py``; speaks LSP framing on stdin/stdout. It behaves like the
 real server where the client depends on it (initialize, ``snippets/didLoad`` after
@@ -16,33 +16,25 @@ initialized, shutdown/exit), and adds test methods:
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
+
+from pi_snippets_lsp.framing import MessageReader, encode
 
 stdin = sys.stdin.buffer
 stdout = sys.stdout.buffer
 
 
+READER = MessageReader(stdin)
+
+
 def send(message: dict[str, Any]) -> None:
-    body = json.dumps(message).encode("utf-8")
-    stdout.write(b"Content-Length: %d\r\nContent-Type: x\r\n\r\n" % len(body) + body)
+    stdout.write(encode(message))
     stdout.flush()
 
 
 def read() -> dict[str, Any] | None:
-    length = None
-    while True:
-        line = stdin.readline()
-        if not line:
-            return None
-        if line == b"\r\n":
-            break
-        name, _, value = line.decode().partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    assert length is not None
-    message: dict[str, Any] = json.loads(stdin.read(length))
+    message: dict[str, Any] | None = READER.read()
     return message
 
 

@@ -13,14 +13,14 @@ from pi_snippets_lsp.client import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
     ServerExitedError,
+    ServerUnavailableError,
     SnippetsClient,
     SnippetsClientError,
     SnippetsError,
     SnippetsTimeoutError,
-    lsp_position,
 )
 
-from .conftest import EXAMPLES, TIMEOUT, ClientFactory, write_settings
+from .conftest import EXAMPLES, TIMEOUT, ClientFactory, free_port, write_settings
 
 FAKE_SERVER = [sys.executable, str(Path(__file__).with_name("fake_server.py"))]
 EXAMPLE_NAMES = ["cjk", "review", "tests", "use-mcp"]
@@ -61,21 +61,21 @@ def test_expand_list_reload_complete(connect: ClientFactory, tmp_path: Path) -> 
     assert client.list() == reloaded
     assert client.expand("%fresh") == ("Just added.", True)
 
-    prompt = "第一行\n😀 (%us"
-    popup = client.complete(prompt, *lsp_position(prompt, len(prompt)))
+    prompt = "第一行\n😀 (%us and more"
+    popup = client.complete(prompt, len("第一行\n😀 (%us"))
     assert popup is not None and not popup.is_incomplete
     [item] = popup.items
     assert item.label == "%use-mcp"
     assert item.insert_text == USE_MCP  # expandOnCompletion is on now
-    assert item.range is not None
-    assert item.range.start == (1, 4)  # after the emoji (2 UTF-16 units), a blank and "("
-    assert item.range.end == (1, 7)
+    assert item.source == str(settings)
+    # The range came back in UTF-16 units after an emoji, as code-point indices of the text.
+    assert (popup.replace_start, popup.replace_end, popup.query) == (7, 10, "us")
     # The same document, changed: didChange keeps the server's copy current.
-    assert client.complete("no token", 0, 8) is None
-    second = client.complete("%r", 0, 2)
+    assert client.complete("no token") is None
+    second = client.complete("%r")
     assert second is not None and second.items[0].label == "%review"
     # Another document at once.
-    other = client.complete("%cj", 0, 3, uri="untitled:other")
+    other = client.complete("%cj", uri="untitled:other")
     assert other is not None and [i.label for i in other.items] == ["%cjk"]
     client.close_document("untitled:other")
 
@@ -253,13 +253,12 @@ def test_callbacks_cannot_make_requests() -> None:
         assert len(failures) == 1
 
 
-def test_lsp_position() -> None:
-    assert lsp_position("", 0) == (0, 0)
-    assert lsp_position("ab\ncd", 4) == (1, 1)
-    assert lsp_position("a\r\nb\rc😀d", 7) == (2, 3)
-    assert lsp_position("a\r\nb\rc😀d", 8) == (2, 4)
-    assert lsp_position("a\x85b\u2028c", 5) == (0, 5)  # not LSP line breaks
-    assert lsp_position("abc", 99) == (0, 3)
+def test_connect_where_nothing_listens_is_a_client_error() -> None:
+    port = free_port()
+    with pytest.raises(ServerUnavailableError) as caught:
+        SnippetsClient.connect("127.0.0.1", port, retry=0.2, timeout=TIMEOUT)
+    assert isinstance(caught.value, SnippetsClientError)
+    assert f"127.0.0.1:{port}" in str(caught.value)
 
 
 def test_a_command_that_is_no_server(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig
 
 from pi_snippets_lsp import expand, load_config
-from pi_snippets_lsp.client import SnippetsClient, lsp_position
+from pi_snippets_lsp.client import SnippetsClient
 
 from .conftest import EXAMPLES, SERVER, TIMEOUT, ClientFactory
 
@@ -101,9 +101,7 @@ def test_mixed_requests_in_flight_from_threads(stdio_client: ClientFactory) -> N
             elif kind == "list":
                 results[index] = client.list().values
             else:
-                popup = client.complete(
-                    arg, *lsp_position(arg, len(arg)), uri=f"untitled:prompt-{index}"
-                )
+                popup = client.complete(arg, uri=f"untitled:prompt-{index}")
                 assert popup is not None
                 results[index] = [item.label for item in popup.items]
         except BaseException as exc:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pi_snippets_lsp.client import _read_message
+from pi_snippets_lsp.framing import MessageReader, frame
 
 from .conftest import REPO, TIMEOUT
 
@@ -59,16 +59,9 @@ def doc_blocks() -> list[Block]:
     return blocks
 
 
-def frame(body: str) -> bytes:
-    data = body.encode("utf-8")
-    return b"Content-Length: %d\r\n\r\n" % len(data) + data
-
-
 def read_all(stdout: bytes) -> list[dict[str, Any]]:
     stream = io.BytesIO(stdout)
-    messages = []
-    while (message := _read_message(stream)) is not None:
-        messages.append(message)
+    messages = list(MessageReader(stream))
     assert stream.read() == b"", "trailing bytes after the last message"
     return messages
 
@@ -125,7 +118,7 @@ def test_documented_lengths_are_byte_counts() -> None:
 
 
 def test_transcript_replays_against_the_server(tmp_path: Path) -> None:
-    stdin = b"".join(frame(b.body) for b in doc_blocks() if b.side == "client")
+    stdin = b"".join(frame(b.body.encode()) for b in doc_blocks() if b.side == "client")
     proc = subprocess.run(
         [sys.executable, "-m", "pi_snippets_lsp", "--settings", "examples/settings.json"],
         cwd=REPO,

@@ -2,42 +2,28 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 from lsprotocol import types
 
+from pi_snippets_lsp.framing import MessageReader
+from pi_snippets_lsp.framing import encode as frame
+
 from .conftest import SERVER
 
 
-def frame(payload: dict) -> bytes:
-    body = json.dumps(payload).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def read_frame(stream) -> dict:
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            raise EOFError("server closed the stream")
-        if line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode().partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    assert length is not None
-    return json.loads(stream.read(length))
-
-
 def read_response(stream, msg_id) -> dict:
-    while True:
-        message = read_frame(stream)
+    for message in MessageReader(stream):
         if message.get("id") == msg_id and "method" not in message:
             return message
+    raise EOFError("server closed the stream")
 
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
@@ -46,8 +32,6 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"cap
 def run_session(messages: list[dict], tmp_path, args=()) -> tuple[int, list[dict]]:
     """Pipe framed ``messages`` into a server; every byte it writes must be a frame."""
     env = {"PI_CODING_AGENT_DIR": str(tmp_path)}
-    import os
-
     proc = subprocess.run(
         [*SERVER, *args],
         input=b"".join(frame(m) for m in messages),
@@ -55,12 +39,9 @@ def run_session(messages: list[dict], tmp_path, args=()) -> tuple[int, list[dict
         timeout=30,
         env={**os.environ, **env},
     )
-    import io
-
     out = io.BytesIO(proc.stdout)
-    replies = []
-    while out.tell() < len(proc.stdout):
-        replies.append(read_frame(out))
+    replies = list(MessageReader(out))
+    assert out.read() == b"", "every byte written is part of a frame"
     return proc.returncode, replies
 
 
@@ -84,8 +65,6 @@ def test_exit_without_shutdown_is_one(tmp_path):
 
 
 def test_stdio_accepts_the_stdio_flag(tmp_path):
-    import os
-
     proc = subprocess.run(
         [*SERVER, "--stdio"],
         input=frame(INITIALIZE) + frame({"jsonrpc": "2.0", "method": "exit"}),
@@ -93,9 +72,7 @@ def test_stdio_accepts_the_stdio_flag(tmp_path):
         timeout=30,
         env={**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path)},
     )
-    import io
-
-    reply = read_frame(io.BytesIO(proc.stdout))
+    reply = MessageReader(io.BytesIO(proc.stdout)).read()
     assert reply["result"]["serverInfo"]["name"] == "pi-snippets-lsp"
 
 
@@ -106,8 +83,6 @@ def free_port() -> int:
 
 
 def start_socket_server(flag: str, tmp_path):
-    import os
-
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"piSimpleSnippets": {"snippets": {"hi": "hello"}}}))
     port = free_port()
@@ -121,8 +96,6 @@ def start_socket_server(flag: str, tmp_path):
 
 
 def connect(port: int) -> socket.socket:
-    import time
-
     deadline = time.monotonic() + 20
     while True:
         try:
@@ -162,8 +135,6 @@ def test_websocket_transport_serves_expand(tmp_path):
     websockets = pytest.importorskip("websockets.sync.client")
     proc, port = start_socket_server("--ws", tmp_path)
     try:
-        import time
-
         deadline = time.monotonic() + 20
         while True:
             try:

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from lsprotocol import types
+from pytest_lsp import client_capabilities
 
 COMPLETION = "pi-snippets-completion"
 
@@ -29,8 +32,6 @@ async def test_static_provider_for_clients_without_dynamic_registration(start):
 
 
 async def test_dynamic_capabilities_omit_static_provider(start):
-    from pytest_lsp import client_capabilities
-
     session = await start("visual-studio-code", initialize=False)
     result = await session.client.initialize_session(
         types.InitializeParams(
@@ -91,8 +92,6 @@ async def test_shutdown_unregisters_everything(start):
     for _ in range(50):
         if not session.registrations:
             break
-        import asyncio
-
         await asyncio.sleep(0.05)
     assert session.registrations == {}
     session.client.exit(None)

@@ -7,17 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from pi_snippets_lsp.completion import (
-    ELLIPSIS,
-    MAX_ITEMS,
-    PREVIEW_LIMIT,
-    insert_text,
-    normalize_newlines,
-    preview,
-    suggest,
-)
-from pi_snippets_lsp.config import Config, Layer, Snippet, validate_layers
-from pi_snippets_lsp.grammar import Token
+from pi_snippets_lsp.completion import MAX_ITEMS, insert_text, suggest
+from pi_snippets_lsp.config import Config, Layer, validate_layers
+from pi_snippets_lsp.snippet import ELLIPSIS, PREVIEW_LIMIT, Snippet, normalize_newlines, preview
 
 VALUE = "Use your MCP tools to find the information"
 
@@ -72,19 +64,35 @@ def test_no_suggestions_for_a_query_the_query_rule_rejects(before: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("before", "token"),
+    ("before", "start", "query"),
     [
-        pytest.param("%zzz", Token(0, "zzz"), id="no-name-matches"),
-        pytest.param("Please %use-mcp.", Token(7, "use-mcp."), id="trailing-punctuation-typed"),
-        pytest.param("(%qq", Token(1, "qq"), id="after-a-wrapper"),
+        pytest.param("%zzz", 0, "zzz", id="no-name-matches"),
+        pytest.param("Please %use-mcp.", 7, "use-mcp.", id="trailing-punctuation-typed"),
+        pytest.param("(%qq", 1, "qq", id="after-a-wrapper"),
     ],
 )
-def test_a_token_with_no_match_gets_an_empty_complete_list(before: str, token: Token) -> None:
+def test_a_token_with_no_match_gets_an_empty_complete_list(
+    before: str, start: int, query: str
+) -> None:
     suggestions = suggest(before, CONFIG)
     assert suggestions is not None
-    assert suggestions.token == token
+    assert (suggestions.replace_start, suggestions.replace_end) == (start, len(before))
+    assert suggestions.query == query
     assert suggestions.items == ()
-    assert suggestions.incomplete is False
+    assert suggestions.is_incomplete is False
+
+
+def test_no_suggestions_while_no_snippet_is_configured() -> None:
+    """Pi registers no completion provider then: even a bare ``%`` gets nothing."""
+    empty = validate_layers([Layer(source="test", settings={"piSimpleSnippets": {}})])
+    assert suggest("%", empty) is None
+    assert suggest("see %us", empty) is None
+
+
+def test_the_replaced_range_runs_from_the_percent_to_the_cursor() -> None:
+    suggestions = suggest("line one\n  {%us", CONFIG)
+    assert suggestions is not None
+    assert (suggestions.replace_start, suggestions.replace_end) == (12, 15)
 
 
 def test_a_bare_percent_lists_every_snippet_in_name_order() -> None:
@@ -101,13 +109,13 @@ def test_the_query_filters_and_ranks_with_pis_fuzzy_rule() -> None:
 def test_each_item_carries_label_rank_preview_and_insert_text() -> None:
     suggestions = suggest("do %us", CONFIG)
     assert suggestions is not None
-    assert suggestions.token == Token(3, "us")
+    assert (suggestions.replace_start, suggestions.replace_end, suggestions.query) == (3, 6, "us")
     (item,) = suggestions.items
     assert item.label == "%use-mcp"
-    assert item.rank == 0
+    assert (item.rank, item.sort_text) == (0, "0000")
     assert item.preview == VALUE
     assert item.insert_text == "%use-mcp"
-    assert item.snippet == Snippet(name="use-mcp", value=VALUE, source="test")
+    assert (item.name, item.value, item.source) == ("use-mcp", VALUE, "test")
 
 
 def test_ranks_count_from_zero_in_list_order() -> None:
@@ -139,7 +147,7 @@ def test_at_most_20_suggestions(count: int, query: str, listed: int, incomplete:
     suggestions = suggest("%" + query, config)
     assert suggestions is not None
     assert len(suggestions.items) == listed
-    assert suggestions.incomplete is incomplete
+    assert suggestions.is_incomplete is incomplete
 
 
 def test_the_cap_keeps_the_best_ranked() -> None:

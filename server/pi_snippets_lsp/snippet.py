@@ -1,0 +1,62 @@
+"""A snippet: a name, its text, the layer that defined it, and how its text shows.
+
+docs/grammar.md, "Previews"; docs/configuration.md, "Snippets". One ``Snippet`` type
+serves the configuration, the server's answers, the in-process API and the client, so
+a snippet is described the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict, computed_field
+
+from .grammar import JS_WHITESPACE
+
+PREVIEW_LIMIT: Final = 80
+ELLIPSIS: Final = "…"
+
+_WHITESPACE_RUN: Final = re.compile("[" + re.escape(JS_WHITESPACE) + "]+")
+_LINE_BREAKS: Final = re.compile(r"\r\n?")
+
+
+def preview(value: str) -> str:
+    """One line for the popup: whitespace runs collapsed, trimmed, at most 80 characters.
+
+    Pi measures the limit in UTF-16 code units (JavaScript ``length``) but cuts whole
+    code points, so an emoji-heavy value is cut exactly where Pi cuts it.
+    """
+    collapsed = _WHITESPACE_RUN.sub(" ", value).strip(" ")
+    if _utf16_length(collapsed) <= PREVIEW_LIMIT:
+        return collapsed
+    return collapsed[: PREVIEW_LIMIT - 1] + ELLIPSIS
+
+
+def _utf16_length(text: str) -> int:
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+
+
+def normalize_newlines(value: str) -> str:
+    """CRLF and a lone CR become LF, as they do for text typed or pasted into Pi."""
+    return _LINE_BREAKS.sub("\n", value)
+
+
+class Snippet(BaseModel):
+    """A configured snippet: its name, its text, and the layer that defined it.
+
+    ``source`` is a settings file's path, or the name of a client layer
+    (``initializationOptions``, ``workspace/configuration``, ``options``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    value: str
+    source: str
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def preview(self) -> str:
+        """The one-line preview of ``value`` (see ``preview``)."""
+        return preview(self.value)
