@@ -1,5 +1,5 @@
--- pi_snippets: user commands for pi-snippets-lsp. The logic lives in
--- lua/pi_snippets/init.lua and is loaded on first use. See :help pi_snippets.
+-- pi_snippets: user commands for pi-snippets-lsp. What they do lives in
+-- lua/pi_snippets/commands.lua, loaded on first use. See :help pi_snippets.
 if vim.g.loaded_pi_snippets then
   return
 end

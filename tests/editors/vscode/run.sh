@@ -3,7 +3,7 @@
 # Chromium through puppeteer-core. Installs what it needs on a fresh Debian machine and caches it.
 #
 # Environment:
-#   PI_SNIPPETS_PYTHON     python that has pi_snippets_lsp installed (default /work/venv/bin/python)
+#   PI_SNIPPETS_PYTHON     python that has pi_snippets_lsp installed (default: the repo's .venv)
 #   PI_SNIPPETS_E2E_CACHE  install cache (default $HOME/.cache/pi-snippets-vscode-e2e)
 #   PI_SNIPPETS_E2E_OUT    screenshots, logs, temp workspace (default /tmp/vscode-e2e)
 #   PI_SNIPPETS_E2E_SKIP_BUILD=1  use the existing editors/vscode/pi-snippets-lsp.vsix
@@ -19,7 +19,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 CACHE="${PI_SNIPPETS_E2E_CACHE:-$HOME/.cache/pi-snippets-vscode-e2e}"
 OUT="${PI_SNIPPETS_E2E_OUT:-/tmp/vscode-e2e}"
-PY="${PI_SNIPPETS_PYTHON:-/work/venv/bin/python}"
+PY="${PI_SNIPPETS_PYTHON:-$repo/.venv/bin/python}"
 VSIX="$repo/editors/vscode/pi-snippets-lsp.vsix"
 start_time=$SECONDS
 

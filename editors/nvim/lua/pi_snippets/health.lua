@@ -16,7 +16,7 @@ function M.check()
   end)
   local cmd = ok and config and config.cmd
   if type(cmd) == 'table' and type(cmd[1]) == 'string' then
-    if vim.fn.executable(cmd[1]) == 1 then
+    if not require('pi_snippets.client').missing_command(config) then
       health.ok(('server command %q found: %s'):format(cmd[1], vim.fn.exepath(cmd[1])))
     else
       health.error(
