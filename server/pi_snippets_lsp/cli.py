@@ -1,6 +1,6 @@
 """The ``pi-snippets-lsp`` command: serve LSP, or expand / check from the shell.
 
-lsp-design.md, "Command line". In stdio mode stdout is the JSON-RPC stream, so logging
+docs/lsp.md, "Command line". In stdio mode stdout is the JSON-RPC stream, so logging
 goes to stderr or ``--log-file``, never to stdout.
 """
 

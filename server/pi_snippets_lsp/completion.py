@@ -1,6 +1,6 @@
 """The completion model: what the popup lists for the text before the cursor.
 
-Contract: behavior-contract.md, "Autocomplete"; lsp-design.md, "Completion". Plain data
+Rules: docs/grammar.md ("The completion token", "Ranking"); docs/lsp.md, "Completion". Plain data
 only; the server turns it into LSP items.
 """
 

@@ -1,7 +1,7 @@
 """Configuration: settings layers, Pi's deep merge, validation and warnings.
 
-Contract: behavior-contract.md, "Configuration" and "Validation and warnings";
-lsp-design.md, "Configuration".
+Rules: docs/configuration.md ("Settings", "Layers", "Reading a settings file",
+"Validation and warnings").
 
 Layers, lowest first: the user settings file, the project settings file (only for a
 trusted project, as Pi reads it only then), and the client's options. They are merged

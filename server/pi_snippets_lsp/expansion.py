@@ -1,6 +1,6 @@
 """One left-to-right expansion pass over a whole prompt.
 
-Contract: behavior-contract.md, "Marker expansion". Values are inserted literally and
+Rules: docs/grammar.md, "Expansion: one pass, no re-scan". Values are inserted literally and
 never re-scanned, so a value that mentions another marker stays text; unknown markers
 stay exactly as typed; ``%%name`` at a boundary yields the literal ``%name``.
 """

@@ -1,6 +1,6 @@
 """The marker grammar, in one place, so completion and expansion cannot disagree.
 
-Contract: behavior-contract.md, "The boundary rule", "The name rule", "Escaping".
+Rules: docs/grammar.md ("Boundary", "Wrappers", "The name rule", "Escapes").
 
 A marker is ``%name``. It counts only at a *boundary*: the start of the text or of a
 line, after whitespace, or after CJK punctuation, with any number of the opening

@@ -1,6 +1,6 @@
 """Pi's fuzzy filter (pi-tui 1.1.0 ``fuzzyFilter``/``fuzzyMatch``), exactly.
 
-Contract: behavior-contract.md, "Autocomplete" (fuzzy filtering). The editor popup in
+Rules: docs/grammar.md, "Ranking". The editor popup in
 Pi orders snippet names with this rule, so we must produce the same order: every
 scoring constant and tie-break below mirrors pi-tui, lower score is better, and the
 sort is stable (JavaScript's ``Array.prototype.sort`` is, since ES2019).

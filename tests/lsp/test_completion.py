@@ -1,4 +1,4 @@
-"""Completion as an editor sees it (lsp-design.md, "Completion")."""
+"""Completion as an editor sees it (docs/lsp.md, "Completion")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Configuration layers, live reload and what the user is told (lsp-design.md,
-"Configuration")."""
+"""Configuration layers, live reload and what the user is told (docs/configuration.md,
+"Layers" and "When the configuration is read again")."""
 
 from __future__ import annotations
 

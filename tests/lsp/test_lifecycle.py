@@ -1,4 +1,4 @@
-"""Lifecycle, transports and bad input (lsp-design.md, "Lifecycle", "Command line")."""
+"""Lifecycle, transports and bad input (docs/lsp.md, "Lifecycle", "Command line")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Completion is registered only while usable snippets exist (lsp-design.md,
-"Completion": the analogue of "registers no completion provider")."""
+"""Completion is registered only while usable snippets exist (docs/lsp.md,
+"Completion registration": the analogue of "registers no completion provider")."""
 
 from __future__ import annotations
 

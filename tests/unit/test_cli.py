@@ -1,6 +1,6 @@
 """The ``pi-snippets-lsp`` command line, run as a real process.
 
-lsp-design.md, "Command line": ``expand`` is byte-exact, ``check`` exits 1 on
+docs/lsp.md, "Command line": ``expand`` is byte-exact, ``check`` exits 1 on
 warnings, bad settings are warnings naming the file, never a traceback.
 """
 

@@ -1,6 +1,6 @@
 """The completion model: the token at the cursor, the listed names, previews, inserts.
 
-behavior-contract.md, "Autocomplete"; lsp-design.md, "Completion".
+docs/grammar.md, "The completion token", "Ranking", "The preview"; docs/lsp.md, "Completion".
 """
 
 from __future__ import annotations

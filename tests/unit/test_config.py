@@ -1,7 +1,6 @@
 """Configuration: validation and warnings, Pi's merge of layers, trust, files.
 
-behavior-contract.md, "Configuration" and "Validation and warnings"; lsp-design.md,
-"Configuration".
+docs/configuration.md, "Settings", "Layers" and "Validation and warnings".
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Documents the LSP way: line splitting, positions in client code units, edits.
 
-lsp-design.md, "Completion" (positions in the negotiated encoding; lines split only at
+docs/lsp.md, "Position encodings" (positions in the negotiated encoding; lines split only at
 ``\\n``, ``\\r\\n`` and ``\\r``).
 """
 

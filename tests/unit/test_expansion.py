@@ -1,6 +1,6 @@
 """One expansion pass over a submitted prompt.
 
-behavior-contract.md, "Marker expansion": the boundary rule, the name rule, escaping,
+docs/grammar.md, "Expansion: one pass, no re-scan": the boundary rule, the name rule, escaping,
 unknown markers and the Summary table, each as its own case; then properties
 (identity, spans, agreement with completion) and a differential run against the
 original extension's JavaScript.

@@ -1,6 +1,6 @@
 """The marker grammar: boundary, wrappers, name rule, query rule, the cursor token.
 
-behavior-contract.md, "The boundary rule", "The name rule", "Autocomplete". Pi runs in
+docs/grammar.md, "Boundary", "The name rule", "The completion token". Pi runs in
 JavaScript, so where JavaScript and Python disagree (what ``\\s`` is) JavaScript wins;
 the differential tests at the end ask Node's own regex engine.
 """
