@@ -79,7 +79,8 @@ def load_config(
 
     Never raises for a bad file or a bad value: every problem is one entry of
     ``Config.warnings``, worded as the server words it (``Config.warning_message()`` is
-    the text of the server's one ``window/showMessage``). A missing file is no problem.
+    the text of the server's one ``window/showMessage``). A missing file at the default
+    location is no problem; a ``settings`` file that does not exist is one.
     """
     layers: list[_config.Layer] = []
     if options is not None:
@@ -90,6 +91,7 @@ def load_config(
     return _config.load_config(
         _config.LoadRequest(
             user_file=_config.user_settings_path(override=settings),
+            user_file_required=settings is not None,
             project_folder=folder,
             trust_project=trust_project,
             client_layers=layers,

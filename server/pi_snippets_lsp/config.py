@@ -257,6 +257,9 @@ class LoadRequest:
     project_folder: Path | None = None
     trust_project: bool = False
     client_layers: Sequence[Layer] = ()
+    #: The user file was named explicitly (``--settings``): its absence is a problem,
+    #: not the quiet "no settings yet" of Pi's default location.
+    user_file_required: bool = False
 
 
 def load_config(request: LoadRequest, files: SettingsFiles | None = None) -> Config:
@@ -267,15 +270,17 @@ def load_config(request: LoadRequest, files: SettingsFiles | None = None) -> Con
     sources: list[str] = []
     untrusted: list[str] = []
 
-    def add_file(path: Path) -> None:
+    def add_file(path: Path) -> bool:
         settings, problem = files.read(path)
         if problem is not None:
             problems.append(problem)
         if settings is not None:
             sources.append(str(path))
             layers.append(Layer(source=str(path), settings=settings))
+        return settings is not None or problem is not None
 
-    add_file(request.user_file)
+    if not add_file(request.user_file) and request.user_file_required:
+        problems.append(f"settings file {request.user_file} does not exist")
     if request.project_folder is not None:
         project_file = project_settings_path(request.project_folder)
         if request.trust_project:

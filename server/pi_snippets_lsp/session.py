@@ -335,6 +335,7 @@ class Session:
             config = load_config(
                 LoadRequest(
                     user_file=self.user_file,
+                    user_file_required=self.cli.user_settings is not None,
                     project_folder=Path(key) if key else None,
                     trust_project=self.trust_project,
                     client_layers=layers,

@@ -353,6 +353,24 @@ def test_help_lists_the_commands(home: Home) -> None:
     for word in ("expand", "check", "schema", "--settings", "--project", "--trust-project"):
         assert word in result.text
     assert "%name" in result.text
+    assert "%%" not in result.text  # argparse's escape must not leak into the text
+
+
+@pytest.mark.parametrize("command", ["check", "expand"])
+def test_a_settings_file_that_does_not_exist_is_named(home: Home, command: str) -> None:
+    missing = home.cwd / "missing.json"
+    result = home.run(command, "--settings", str(missing), stdin=b"%a")
+    assert f"settings file {missing} does not exist" in result.stderr + result.text
+    if command == "check":
+        assert result.returncode == 1
+    else:
+        assert result.returncode == 0 and result.stdout == b"%a"
+
+
+def test_the_default_settings_file_may_be_absent(home: Home) -> None:
+    result = home.run("check")
+    assert result.returncode == 0
+    assert "does not exist" not in result.text + result.stderr
 
 
 def test_an_unknown_option_is_a_usage_error(home: Home) -> None:
