@@ -59,7 +59,9 @@ class InitializationOptions(BaseModel):
     @field_validator("notifications", mode="before")
     @classmethod
     def _method_names(cls, value: object) -> object:
-        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        if not isinstance(value, list | tuple | frozenset) or not all(
+            isinstance(v, str) for v in value
+        ):
             raise ValueError("must be a list of method names")
         return frozenset(value)
 

@@ -228,3 +228,22 @@ async def test_folder_change_reloads(start, tmp_path):
         await session.request("snippets/expand", {"text": "%x", "uri": (extra / "f.md").as_uri()})
     )
     assert result["text"] == "extra"
+
+
+@pytest.mark.parametrize("kind", CLIENTS)
+async def test_a_bad_initialization_option_is_named_and_its_default_used(start, kind):
+    session = await start(
+        kind,
+        settings={"snippets": {"a": "one"}},
+        init={
+            "trustProjectSettings": "yes",
+            "piSimpleSnippets": {"snippets": {"b": "from options"}},
+        },
+    )
+    (warning,) = session.warnings_shown()
+    assert warning == (
+        "pi-simple-snippets: initializationOptions.trustProjectSettings must be true or "
+        'false, not "yes"; using false'
+    )
+    # The other options still apply: the client layer and the poll interval.
+    assert await names(session) == {"a": "one", "b": "from options"}

@@ -1,0 +1,265 @@
+"""What the client says at ``initialize``: options and capabilities, parsed once.
+
+docs/lsp.md, "initializationOptions" and "Capabilities". A bad option value is named
+and its default used; capabilities are read from their JSON by pure rules.
+"""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pygls.capabilities import ServerCapabilitiesBuilder
+from pygls.protocol import default_converter
+from pytest_lsp import client_capabilities
+
+from pi_snippets_lsp.options import (
+    DEFAULT_POLL_INTERVAL,
+    ClientFeatures,
+    InitializationOptions,
+    choose_encoding,
+    parse_initialization_options,
+)
+
+# --------------------------------------------------------------------------- options
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param(None, InitializationOptions(), id="absent"),
+        pytest.param({}, InitializationOptions(), id="empty"),
+        pytest.param(
+            {
+                "piSimpleSnippets": {"snippets": {"a": "b"}},
+                "trustProjectSettings": True,
+                "pollInterval": 0.25,
+                "notifications": ["snippets/didLoad"],
+            },
+            InitializationOptions(
+                pi_simple_snippets={"snippets": {"a": "b"}},
+                trust_project_settings=True,
+                poll_interval=0.25,
+                notifications=frozenset({"snippets/didLoad"}),
+            ),
+            id="every-option",
+        ),
+        pytest.param({"pollInterval": 0}, InitializationOptions(poll_interval=0), id="poll-off"),
+        pytest.param({"pollInterval": 2}, InitializationOptions(poll_interval=2.0), id="int-poll"),
+        pytest.param({"otherTool": 1}, InitializationOptions(), id="unknown-keys-ignored"),
+        pytest.param(
+            {"piSimpleSnippets": "not an object"},
+            InitializationOptions(pi_simple_snippets="not an object"),
+            id="namespace-validated-later-with-the-settings",
+        ),
+    ],
+)
+def test_good_options_are_taken_as_given(raw: object, expected: InitializationOptions) -> None:
+    assert parse_initialization_options(raw) == (expected, ())
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        pytest.param(
+            {"pollInterval": "fast"},
+            'initializationOptions.pollInterval must be a number of seconds, not "fast"; using 1.0',
+            id="poll-interval-string",
+        ),
+        pytest.param(
+            {"pollInterval": True},
+            "initializationOptions.pollInterval must be a number of seconds, not true; using 1.0",
+            id="poll-interval-bool-is-no-number",
+        ),
+        pytest.param(
+            {"pollInterval": -1},
+            "initializationOptions.pollInterval must be greater than or equal to 0, not -1; "
+            "using 1.0",
+            id="poll-interval-negative",
+        ),
+        pytest.param(
+            {"pollInterval": float("inf")},
+            "initializationOptions.pollInterval must be a finite number of seconds, "
+            "not Infinity; using 1.0",
+            id="poll-interval-infinite",
+        ),
+        pytest.param(
+            {"trustProjectSettings": "yes"},
+            'initializationOptions.trustProjectSettings must be true or false, not "yes"; '
+            "using false",
+            id="trust-string",
+        ),
+        pytest.param(
+            {"trustProjectSettings": 1},
+            "initializationOptions.trustProjectSettings must be true or false, not 1; using false",
+            id="trust-number-is-no-bool",
+        ),
+        pytest.param(
+            {"notifications": "snippets/didLoad"},
+            "initializationOptions.notifications must be a list of method names, not "
+            '"snippets/didLoad"; using []',
+            id="notifications-string",
+        ),
+        pytest.param(
+            [1, 2],
+            "initializationOptions must be an object, not [1, 2]; ignoring it",
+            id="not-an-object",
+        ),
+    ],
+)
+def test_a_bad_value_is_named_and_its_default_used(raw: object, problem: str) -> None:
+    options, problems = parse_initialization_options(raw)
+    assert problems == (problem,)
+    assert options == InitializationOptions()
+
+
+def test_one_bad_value_keeps_the_good_ones() -> None:
+    options, problems = parse_initialization_options(
+        {"pollInterval": "x", "trustProjectSettings": True, "piSimpleSnippets": {"a": 1}}
+    )
+    assert options.poll_interval == DEFAULT_POLL_INTERVAL
+    assert options.trust_project_settings is True
+    assert options.pi_simple_snippets == {"a": 1}
+    assert len(problems) == 1
+
+
+def test_unknown_notifications_are_named_and_the_known_kept() -> None:
+    options, problems = parse_initialization_options(
+        {"notifications": ["snippets/didLoad", "snippets/didload"]}
+    )
+    assert options.notifications == frozenset({"snippets/didLoad"})
+    assert problems == (
+        "initializationOptions.notifications: ignoring unknown snippets/didload "
+        "(known: snippets/didLoad)",
+    )
+
+
+def test_a_long_bad_value_is_shortened_in_the_message() -> None:
+    _, (problem,) = parse_initialization_options({"pollInterval": "x" * 100})
+    assert '"xxxxxxxxxx' in problem and "…" in problem and len(problem) < 150
+
+
+def test_long_values_are_shown_whole_up_to_40_characters() -> None:
+    forty = "x" * 38  # 40 with the quotes
+    _, (problem,) = parse_initialization_options({"pollInterval": forty})
+    assert f'not "{forty}";' in problem
+
+
+# --------------------------------------------------------------------------- capabilities
+
+
+def caps_json(kind: str) -> object:
+    return default_converter().unstructure(client_capabilities(kind))
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "expected"),
+    [
+        pytest.param({}, ClientFeatures(), id="bare-client"),
+        pytest.param(None, ClientFeatures(), id="null"),
+        pytest.param({"textDocument": 5}, ClientFeatures(), id="malformed-parts-mean-no"),
+        pytest.param(
+            {"textDocument": {"completion": {"dynamicRegistration": True}}},
+            ClientFeatures(completion_dynamic=True),
+            id="dynamic-completion",
+        ),
+        pytest.param(
+            {"textDocument": {"completion": {"dynamicRegistration": "yes"}}},
+            ClientFeatures(),
+            id="only-true-is-true",
+        ),
+        pytest.param(
+            {"textDocument": {"completion": {"completionItem": {"snippetSupport": True}}}},
+            ClientFeatures(snippet_support=True),
+            id="snippet-support",
+        ),
+        pytest.param(
+            {
+                "textDocument": {
+                    "completion": {
+                        "completionItem": {"documentationFormat": ["plaintext", "markdown"]}
+                    }
+                }
+            },
+            ClientFeatures(completion_markdown=True),
+            id="markdown-documentation",
+        ),
+        pytest.param(
+            {"textDocument": {"completion": {"completionList": {"itemDefaults": ["editRange"]}}}},
+            ClientFeatures(item_defaults=frozenset({"editRange"})),
+            id="item-defaults",
+        ),
+        pytest.param(
+            {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}},
+            ClientFeatures(watchers_dynamic=True),
+            id="watchers",
+        ),
+        pytest.param(
+            {"workspace": {"configuration": True, "applyEdit": True}},
+            ClientFeatures(configuration=True, apply_edit=True),
+            id="configuration-and-apply-edit",
+        ),
+        pytest.param(
+            {"textDocument": {"hover": {"contentFormat": ["markdown"]}}},
+            ClientFeatures(hover_markdown=True),
+            id="hover-markdown",
+        ),
+        pytest.param(
+            {
+                "workspace": {
+                    "workspaceEdit": {"documentChanges": True, "resourceOperations": ["create"]}
+                }
+            },
+            ClientFeatures(document_changes=True, create_files=True),
+            id="workspace-edits",
+        ),
+        pytest.param(
+            {"general": {"positionEncodings": ["utf-32", "utf-8"]}},
+            ClientFeatures(encoding="utf-32"),
+            id="first-offered-encoding",
+        ),
+    ],
+)
+def test_client_features_from_capabilities(capabilities: object, expected: ClientFeatures) -> None:
+    assert ClientFeatures.from_json(capabilities) == expected
+
+
+def test_canned_editors() -> None:
+    neovim = ClientFeatures.from_json(caps_json("neovim"))
+    assert neovim.snippet_support and neovim.completion_markdown
+    assert not neovim.completion_dynamic
+    assert neovim.encoding == "utf-8"
+    vscode = ClientFeatures.from_json(caps_json("visual-studio-code"))
+    assert vscode.completion_dynamic and vscode.watchers_dynamic and vscode.configuration
+    assert vscode.encoding == "utf-16"
+
+
+@pytest.mark.parametrize(
+    ("offered", "chosen"),
+    [
+        pytest.param((), "utf-16", id="none-offered-means-lsp-default"),
+        pytest.param(("utf-8",), "utf-8", id="utf-8"),
+        pytest.param(("latin-1", "utf-32", "utf-8"), "utf-32", id="unknown-skipped"),
+        pytest.param(("latin-1",), "utf-16", id="nothing-known"),
+    ],
+)
+def test_choose_encoding(offered: tuple[str, ...], chosen: str) -> None:
+    assert choose_encoding(offered) == chosen
+
+
+@pytest.mark.parametrize("kind", ["neovim", "visual-studio-code", "emacs"])
+def test_encoding_choice_is_pygls_choice(kind: str) -> None:
+    """The server reports pygls's choice in ``positionEncoding``; ours must be the same."""
+    caps = client_capabilities(kind)
+    pygls_choice = ServerCapabilitiesBuilder.choose_position_encoding(caps)
+    assert ClientFeatures.from_json(caps_json(kind)).encoding == str(
+        getattr(pygls_choice, "value", pygls_choice)
+    )
+
+
+def test_lsprotocol_capabilities_are_plain_json_after_unstructuring() -> None:
+    caps = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            completion=types.CompletionClientCapabilities(dynamic_registration=True)
+        )
+    )
+    assert ClientFeatures.from_json(default_converter().unstructure(caps)).completion_dynamic

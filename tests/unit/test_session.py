@@ -1,0 +1,444 @@
+"""One client's session: folder rules as tables, and the session against a fake client.
+
+docs/configuration.md, "Layers" ("The folder") and "When the configuration is read again";
+docs/lsp.md, "Completion registration".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from pi_snippets_lsp.config import Config
+from pi_snippets_lsp.options import ClientFeatures
+from pi_snippets_lsp.session import (
+    PROJECT_GLOB,
+    ServerOptions,
+    Session,
+    combined_problems,
+    default_folder,
+    files_to_poll,
+    folder_for,
+    generation_keys,
+    is_inside,
+    path_of_uri,
+    settings_files,
+)
+
+# --------------------------------------------------------------------------- folder rules
+
+
+@pytest.mark.parametrize(
+    ("uri", "path"),
+    [
+        pytest.param("file:///home/me/repo/a.md", "/home/me/repo/a.md", id="file"),
+        pytest.param("file:///home/me/my%20repo/a.md", "/home/me/my repo/a.md", id="escaped"),
+        pytest.param("file:///home/me/repo/../b.md", "/home/me/b.md", id="normalized"),
+        pytest.param("file://localhost/tmp/x", "/tmp/x", id="localhost"),
+        pytest.param("untitled:prompt", None, id="untitled"),
+        pytest.param("https://example.com/a", None, id="web"),
+        pytest.param("file://", None, id="no-path"),
+    ],
+)
+def test_path_of_uri(uri: str, path: str | None) -> None:
+    assert path_of_uri(uri) == path
+
+
+@pytest.mark.parametrize(
+    ("path", "folder", "inside"),
+    [
+        pytest.param("/r", "/r", True, id="the-folder-itself"),
+        pytest.param("/r/a.md", "/r", True, id="a-file-in-it"),
+        pytest.param("/r/x/y/a.md", "/r", True, id="deep"),
+        pytest.param("/repo/a.md", "/r", False, id="a-name-prefix-is-not-inside"),
+        pytest.param("/a.md", "/r", False, id="outside"),
+        pytest.param("/r/a.md", "/r/", True, id="folder-with-trailing-slash"),
+    ],
+)
+def test_is_inside(path: str, folder: str, inside: bool) -> None:
+    assert is_inside(path, folder) is inside
+
+
+@pytest.mark.parametrize(
+    ("folders", "path", "default", "expected"),
+    [
+        pytest.param(["/a", "/b"], "/b/x.md", "/a", "/b", id="the-holding-folder"),
+        pytest.param(["/a", "/a/sub"], "/a/sub/x.md", "/a", "/a/sub", id="the-deepest-wins"),
+        pytest.param(["/a/sub", "/a"], "/a/sub/x.md", "/a/sub", "/a/sub", id="order-no-matter"),
+        pytest.param(["/a"], "/elsewhere/x.md", "/a", "/a", id="outside-all-is-default"),
+        pytest.param(["/a"], None, "/a", "/a", id="no-document"),
+        pytest.param([], "/x.md", None, None, id="no-folders"),
+    ],
+)
+def test_folder_for(
+    folders: list[str], path: str | None, default: str | None, expected: str | None
+) -> None:
+    assert folder_for(folders, path, default) == expected
+
+
+@pytest.mark.parametrize(
+    ("folders", "root", "project", "expected"),
+    [
+        pytest.param(["/a", "/b"], "/root", "/p", "/a", id="first-folder"),
+        pytest.param([], "/root/x/..", "/p", "/root", id="else-root-normalized"),
+        pytest.param([], None, "/p/", "/p", id="else-project"),
+        pytest.param([], "", None, None, id="nothing"),
+    ],
+)
+def test_default_folder(
+    folders: list[str], root: str | None, project: str | None, expected: str | None
+) -> None:
+    assert default_folder(folders, root, project) == expected
+
+
+@pytest.mark.parametrize(
+    ("folders", "default", "keys"),
+    [
+        pytest.param(["/a", "/b"], "/a", ["/a", "/b"], id="default-is-a-folder"),
+        pytest.param([], "/p", ["/p"], id="project-only"),
+        pytest.param([], None, [None], id="no-folder-at-all"),
+        pytest.param(["/a"], None, ["/a", None], id="folders-and-none"),
+    ],
+)
+def test_generation_keys(folders: list[str], default: str | None, keys: list[str | None]) -> None:
+    assert generation_keys(folders, default) == keys
+
+
+@pytest.mark.parametrize(
+    ("keys", "trust", "expected"),
+    [
+        pytest.param(["/a", "/b"], False, ["/u.json"], id="untrusted-user-file-only"),
+        pytest.param(
+            ["/a", None, "/b"],
+            True,
+            ["/u.json", "/a/.pi/settings.json", "/b/.pi/settings.json"],
+            id="trusted-every-folder",
+        ),
+        pytest.param(["/a", "/a"], True, ["/u.json", "/a/.pi/settings.json"], id="each-once"),
+    ],
+)
+def test_settings_files(keys: list[str | None], trust: bool, expected: list[str]) -> None:
+    assert settings_files(Path("/u.json"), keys, trust) == [Path(p) for p in expected]
+
+
+@pytest.mark.parametrize(
+    ("client_watches", "expected"),
+    [
+        pytest.param(False, ["/home/u.json", "/w/.pi/settings.json"], id="client-cannot-watch"),
+        pytest.param(True, ["/home/u.json"], id="client-watches-inside-folders-only"),
+    ],
+)
+def test_files_to_poll(client_watches: bool, expected: list[str]) -> None:
+    files = [Path("/home/u.json"), Path("/w/.pi/settings.json")]
+    assert files_to_poll(files, ["/w"], client_watches) == [Path(p) for p in expected]
+
+
+def test_combined_problems_keep_order_and_each_once() -> None:
+    configs = [
+        Config(warnings=("a", "b")),
+        Config(warnings=("b", "c")),
+        Config(),
+    ]
+    assert combined_problems(configs) == ["a", "b", "c"]
+
+
+# --------------------------------------------------------------------------- the session
+
+
+@dataclass
+class FakeLink:
+    """A client that records what the session tells it."""
+
+    shown: list[tuple[str, str]] = field(default_factory=list)
+    notified: list[tuple[str, object]] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    refuse: bool = False
+    pulled: object = None
+
+    def show(self, kind: str, text: str) -> None:
+        self.shown.append((kind, text))
+
+    def notify(self, method: str, params: object) -> None:
+        self.notified.append((method, params))
+
+    async def pull_configuration(self) -> object:
+        self.calls.append("pull")
+        return [self.pulled]
+
+    async def register_completion(self) -> None:
+        self.calls.append("register")
+        if self.refuse:
+            raise RuntimeError("refused")
+
+    async def unregister_completion(self) -> None:
+        self.calls.append("unregister")
+
+    async def register_watchers(self, globs: Sequence[str]) -> None:
+        self.calls.append(f"watch {' '.join(globs)}")
+        if self.refuse:
+            raise RuntimeError("refused")
+
+    def unregister_all(self, completion: bool, watchers: bool) -> None:
+        self.calls.append(f"unregister-all {completion} {watchers}")
+
+
+@pytest.fixture
+def user_file(tmp_path: Path) -> Path:
+    return tmp_path / "agent" / "settings.json"
+
+
+def write(path: Path, namespace: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"piSimpleSnippets": namespace}), encoding="utf-8")
+
+
+def make_session(
+    user_file: Path,
+    link: FakeLink,
+    options: object = None,
+    features: ClientFeatures | None = None,
+    folders: Sequence[str] = (),
+) -> Session:
+    session = Session(link=link, cli=ServerOptions(user_settings=str(user_file)))
+    session.initialize(
+        {"pollInterval": 0, **(options or {})},  # type: ignore[dict-item]
+        features or ClientFeatures(),
+        folders,
+        None,
+    )
+    return session
+
+
+async def test_a_reload_is_one_generation_and_one_warning(user_file: Path) -> None:
+    write(user_file, {"snippets": {"ok": "fine", "Bad": "x"}, "expandOnCompletion": "yes"})
+    link = FakeLink()
+    session = make_session(user_file, link)
+    config = await session.reload()
+    assert [s.name for s in config.snippets] == ["ok"]
+    assert session.generation == 1
+    [(kind, text)] = link.shown
+    assert kind == "warning" and text.startswith("pi-simple-snippets: ")
+    assert "Bad" in text and "expandOnCompletion" in text
+    assert [method for method, _ in link.notified] == ["snippets/didLoad"]
+
+
+async def test_bad_initialization_options_are_in_the_generations_warning(
+    user_file: Path,
+) -> None:
+    write(user_file, {"snippets": {"ok": "fine"}})
+    link = FakeLink()
+    session = make_session(user_file, link, {"trustProjectSettings": "yes"})
+    config = await session.reload()
+    assert config.warnings == (
+        'initializationOptions.trustProjectSettings must be true or false, not "yes"; using false',
+    )
+    assert link.shown == [("warning", "pi-simple-snippets: " + config.warnings[0])]
+    assert session.trust_project is False
+
+
+async def test_a_failed_load_keeps_the_last_generation_and_the_next_retries(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(user_file, {"snippets": {"ok": "fine"}})
+    link = FakeLink()
+    session = make_session(user_file, link)
+    assert [s.name for s in (await session.reload()).snippets] == ["ok"]
+
+    def explode() -> object:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(session, "_load_all", explode)
+    kept = await session.reload()
+    assert [s.name for s in kept.snippets] == ["ok"]
+    assert session.generation == 1
+    assert link.shown[-1] == (
+        "warning",
+        "pi-simple-snippets: loading the settings failed (disk on fire); "
+        "keeping the previous snippets",
+    )
+    monkeypatch.undo()
+    write(user_file, {"snippets": {"new": "again"}})
+    assert [s.name for s in (await session.reload()).snippets] == ["new"]
+    assert session.generation == 2
+
+
+async def test_a_failed_first_load_does_not_poison_later_requests(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(user_file, {"snippets": {"ok": "fine"}})
+    session = make_session(user_file, FakeLink())
+    calls = 0
+    real = session._load_all
+
+    def fail_once() -> object:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise OSError("not yet")
+        return real()
+
+    monkeypatch.setattr(session, "_load_all", fail_once)
+    assert (await session.loaded_config_for(None)).snippets == ()
+    # The first load failed; an explicit reload (or a file change) loads for real.
+    await session.reload()
+    assert [s.name for s in (await session.loaded_config_for(None)).snippets] == ["ok"]
+
+
+async def test_the_first_generation_is_loaded_once_whoever_asks(user_file: Path) -> None:
+    write(user_file, {"snippets": {"ok": "fine"}})
+    session = make_session(user_file, FakeLink())
+    configs = await asyncio.gather(*(session.loaded_config_for(None) for _ in range(10)))
+    assert session.generation == 1
+    assert all(c.snippets[0].name == "ok" for c in configs)
+
+
+async def test_completion_is_registered_while_snippets_exist(user_file: Path) -> None:
+    link = FakeLink()
+    session = make_session(user_file, link, features=ClientFeatures(completion_dynamic=True))
+    await session.reload()
+    assert link.calls == []  # no snippets: nothing registered
+    write(user_file, {"snippets": {"a": "b"}})
+    await session.reload()
+    await session.reload()
+    assert link.calls == ["register"]  # once, not per reload
+    write(user_file, {"snippets": {}})
+    await session.reload()
+    assert link.calls == ["register", "unregister"]
+
+
+async def test_a_refused_registration_is_tried_again_next_time(user_file: Path) -> None:
+    write(user_file, {"snippets": {"a": "b"}})
+    link = FakeLink(refuse=True)
+    session = make_session(user_file, link, features=ClientFeatures(completion_dynamic=True))
+    await session.reload()
+    assert not session.registered.completion
+    link.refuse = False
+    await session.reload()
+    assert session.registered.completion
+    assert link.calls == ["register", "register"]
+
+
+async def test_without_dynamic_registration_nothing_is_registered(user_file: Path) -> None:
+    write(user_file, {"snippets": {"a": "b"}})
+    link = FakeLink()
+    session = make_session(user_file, link)
+    await session.start()
+    assert link.calls == []
+
+
+async def test_start_asks_the_client_to_watch_each_settings_file(
+    user_file: Path, tmp_path: Path
+) -> None:
+    link = FakeLink()
+    folder = str(tmp_path / "w")
+    session = make_session(
+        user_file,
+        link,
+        {"trustProjectSettings": True},
+        ClientFeatures(watchers_dynamic=True),
+        [folder],
+    )
+    await session.start()
+    await session.start()  # a repeated initialized registers nothing twice
+    project_file = os.path.join(folder, ".pi", "settings.json")
+    assert link.calls == [f"watch {user_file} {project_file} {PROJECT_GLOB}"]
+    assert session.registered.watchers
+    # The user file lies outside the folder: the server polls it itself as well.
+    assert session.polled_files() == [user_file]
+
+
+async def test_a_refused_watcher_registration_means_polling_everything(
+    user_file: Path, tmp_path: Path
+) -> None:
+    link = FakeLink(refuse=True)
+    folder = str(tmp_path / "w")
+    session = make_session(
+        user_file,
+        link,
+        {"trustProjectSettings": True},
+        ClientFeatures(watchers_dynamic=True),
+        [folder],
+    )
+    await session.start()
+    assert not session.registered.watchers
+    assert session.polled_files() == session.settings_files()
+
+
+async def test_pushed_configuration_is_taken_when_the_client_cannot_be_asked(
+    user_file: Path,
+) -> None:
+    link = FakeLink()
+    session = make_session(user_file, link)
+    await session.configuration_changed({"piSimpleSnippets": {"snippets": {"p": "pushed"}}})
+    assert link.calls == []
+    assert session.config_for(None).values == {"p": "pushed"}
+    assert session.config_for(None).snippets[0].source == "workspace/configuration"
+    await session.configuration_changed({"other": 1})  # not ours: the value stays
+    assert session.config_for(None).values == {"p": "pushed"}
+
+
+async def test_configuration_is_pulled_when_the_client_can_answer(user_file: Path) -> None:
+    link = FakeLink(pulled={"snippets": {"q": "pulled"}})
+    session = make_session(user_file, link, features=ClientFeatures(configuration=True))
+    await session.configuration_changed({"piSimpleSnippets": {"snippets": {"p": "ignored"}}})
+    assert link.calls == ["pull"]
+    assert session.config_for(None).values == {"q": "pulled"}
+
+
+async def test_untrusted_project_files_are_named_once(user_file: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "w"
+    write(folder / ".pi" / "settings.json", {"snippets": {"p": "project"}})
+    link = FakeLink()
+    session = make_session(user_file, link, folders=[str(folder)])
+    await session.reload()
+    await session.reload()
+    infos = [text for kind, text in link.shown if kind == "info"]
+    assert infos == [
+        f"pi-simple-snippets: skipped project settings {folder / '.pi' / 'settings.json'}: "
+        "the project is not trusted (set trustProjectSettings to read it)"
+    ]
+    assert session.config_for(folder.as_uri() + "/a.md").values == {}
+
+
+async def test_each_folder_has_its_own_generation(user_file: Path, tmp_path: Path) -> None:
+    write(user_file, {"snippets": {"u": "user"}})
+    one, two = tmp_path / "one", tmp_path / "two"
+    write(one / ".pi" / "settings.json", {"snippets": {"p": "one"}})
+    write(two / ".pi" / "settings.json", {"snippets": {"p": "two"}})
+    session = make_session(
+        user_file, FakeLink(), {"trustProjectSettings": True}, folders=[str(one), str(two)]
+    )
+    await session.reload()
+    assert session.config_for((one / "a.md").as_uri()).values == {"u": "user", "p": "one"}
+    assert session.config_for((two / "a.md").as_uri()).values == {"u": "user", "p": "two"}
+    assert session.config_for(None).values == {"u": "user", "p": "one"}  # the first folder
+    assert session.config_for("untitled:x").values == {"u": "user", "p": "one"}
+
+
+async def test_shutdown_unregisters_and_clears(user_file: Path) -> None:
+    write(user_file, {"snippets": {"a": "b"}})
+    link = FakeLink()
+    session = make_session(
+        user_file,
+        link,
+        features=ClientFeatures(completion_dynamic=True, watchers_dynamic=True),
+    )
+    await session.start()
+    session.stop()
+    assert link.calls[-1] == "unregister-all True True"
+    assert session.configs == {}
+    assert (await session.reload()).snippets == ()  # nothing loads after shutdown
+    assert session.generation == 1
+
+
+async def test_an_explicit_settings_file_that_is_missing_is_a_warning(user_file: Path) -> None:
+    link = FakeLink()
+    session = make_session(user_file, link)
+    config = await session.reload()
+    assert config.warnings == (f"settings file {user_file} does not exist",)
