@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone. Installs what it needs (a virtualenv with the
 # package and its test tools; Debian's Emacs + eglot and, through the VS Code test, code-server
-# and Chromium when run as root), then runs: ruff, mypy --strict, the real VS Code end-to-end
-# test, and pytest (unit and property tests, LSP sessions against the real server, real Neovim
+# and Chromium when run as root), then runs: ruff, mypy --strict, the package check (sdist and
+# wheel built, checked and installed into a fresh venv), the real VS Code end-to-end test, and
+# pytest (unit and property tests, LSP sessions against the real server, real Neovim
 # and Emacs sessions, the frontend client and the Node example).
 #
 #   bash scripts/test.sh [pytest args]
@@ -36,6 +37,9 @@ ruff format --check . || status=1
 
 step "mypy --strict"
 mypy || status=1
+
+step "package (sdist, wheel, twine check, install into a fresh venv)"
+bash scripts/check-package.sh "$venv/bin/python" || status=1
 
 if [[ "${PI_SNIPPETS_SKIP_VSCODE:-0}" != 1 ]]; then
     step "VS Code (code-server) end to end"

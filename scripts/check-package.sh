@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the sdist and the wheel, checks their metadata (twine check --strict), installs the
+# wheel into a fresh virtualenv with nothing else in it, and runs the installed command:
+# `check` and one `expand` on the example settings. What a user installs is what we test.
+#
+#   bash scripts/check-package.sh [python]     (default: .venv/bin/python; needs `build`, `twine`)
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+py="${1:-$repo/.venv/bin/python}"
+out="$(mktemp -d "${TMPDIR:-/tmp}/pi-snippets-package.XXXXXX")"
+trap 'rm -rf "$out"' EXIT
+
+log() { printf 'check-package: %s\n' "$*" >&2; }
+
+log "build sdist and wheel"
+"$py" -m build --sdist --wheel --outdir "$out/dist" . >"$out/build.log" 2>&1 || {
+    cat "$out/build.log" >&2
+    exit 1
+}
+sdist=("$out"/dist/*.tar.gz)
+wheel=("$out"/dist/*.whl)
+[[ -f "${sdist[0]}" && -f "${wheel[0]}" ]] || { log "missing sdist or wheel"; exit 1; }
+
+log "twine check --strict"
+"$py" -m twine check --strict "${sdist[0]}" "${wheel[0]}"
+
+log "the wheel holds the package, its subpackages and py.typed, and no tests"
+"$py" - "${wheel[0]}" <<'PY'
+import sys
+import zipfile
+
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+for required in (
+    "pi_snippets_lsp/__init__.py",
+    "pi_snippets_lsp/server.py",
+    "pi_snippets_lsp/client/__init__.py",
+    "pi_snippets_lsp/py.typed",
+):
+    assert required in names, f"{required} missing from the wheel"
+assert not any(n.startswith("tests/") for n in names), "tests leaked into the wheel"
+PY
+
+log "install the wheel into a fresh virtualenv"
+python3 -m venv "$out/venv"
+"$out/venv/bin/pip" install --quiet --disable-pip-version-check "${wheel[0]}"
+
+log "run the installed command"
+"$out/venv/bin/pi-snippets-lsp" --version
+"$out/venv/bin/pi-snippets-lsp" check --settings examples/settings.json >"$out/check.txt"
+grep -q "^snippets: 4$" "$out/check.txt" || { cat "$out/check.txt" >&2; exit 1; }
+expanded="$(printf 'Please %%use-mcp.' | "$out/venv/bin/pi-snippets-lsp" expand --settings examples/settings.json)"
+[[ "$expanded" == "Please Use your MCP tools to find the information." ]] || {
+    log "unexpected expansion: $expanded"
+    exit 1
+}
+log "ok: $(basename "${sdist[0]}"), $(basename "${wheel[0]}")"
