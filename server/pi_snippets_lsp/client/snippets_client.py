@@ -23,13 +23,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final, NamedTuple
 
-from pydantic import ValidationError
-
 from .. import __version__
-from ..completion import Suggestion, Suggestions
-from ..documents import Document, Position
-from ..grammar import find_token
+from ..completion import Suggestions
+from ..documents import Document
 from ..protocol import DID_LOAD, EXPAND, LIST, RELOAD, ExpandResult, SnippetsListing
+from .answers import ENCODING, parse_listing, parse_suggestions
 from .errors import (
     ServerExitedError,
     ServerUnavailableError,
@@ -47,8 +45,6 @@ CLIENT_NAME: Final = "pi-snippets-lsp.client"
 
 _STDERR_TAIL_LINES: Final = 200
 _KEEP_NOTIFICATIONS: Final = 1000
-#: The client declares no position encoding, so LSP positions are in UTF-16 units.
-_ENCODING: Final = "utf-16"
 
 
 class ShowMessage(NamedTuple):
@@ -317,8 +313,8 @@ class SnippetsClient:
 
     def _on_did_load(self, params: JSON) -> None:
         try:
-            listing = SnippetsListing.model_validate(params)
-        except ValidationError:
+            listing = parse_listing(DID_LOAD, params)
+        except SnippetsClientError:
             return
         with self._load_condition:
             self.loads.append(listing)
@@ -400,11 +396,11 @@ class SnippetsClient:
     def list(self, uri: str | None = None, *, timeout: float | None = None) -> SnippetsListing:
         """``snippets/list``: the current generation's snippets, shortcut and warnings."""
         params: dict[str, JSON] = {} if uri is None else {"uri": uri}
-        return _listing(LIST, self.request(LIST, params, timeout=timeout))
+        return parse_listing(LIST, self.request(LIST, params, timeout=timeout))
 
     def reload(self, *, timeout: float | None = None) -> SnippetsListing:
         """``snippets/reload``: read the settings again (Pi's ``/reload``)."""
-        return _listing(RELOAD, self.request(RELOAD, {}, timeout=timeout))
+        return parse_listing(RELOAD, self.request(RELOAD, {}, timeout=timeout))
 
     def complete(
         self,
@@ -427,7 +423,7 @@ class SnippetsClient:
         doc = uri or DEFAULT_DOCUMENT_URI
         document = Document(uri=doc, text=text)
         cursor = len(text) if cursor is None else max(0, min(cursor, len(text)))
-        at = document.position_at(cursor, _ENCODING)
+        at = document.position_at(cursor, ENCODING)
         with self._lock:
             doc_lock = self._document_locks.setdefault(doc, threading.Lock())
         with doc_lock:
@@ -443,7 +439,7 @@ class SnippetsClient:
         if result is None:
             return None
         try:
-            return _suggestions(result, document, cursor)
+            return parse_suggestions(result, document, cursor)
         except (KeyError, TypeError, ValueError) as exc:
             raise SnippetsClientError(
                 f"textDocument/completion: unexpected result {result!r}"
@@ -556,61 +552,6 @@ class SnippetsClient:
 
 def _show_message(params: Mapping[str, JSON]) -> ShowMessage:
     return ShowMessage(int(params.get("type", 0)), str(params.get("message", "")))
-
-
-def _listing(method: str, result: JSON) -> SnippetsListing:
-    try:
-        return SnippetsListing.model_validate(result)
-    except ValidationError as exc:
-        raise SnippetsClientError(f"{method}: unexpected result {result!r}") from exc
-
-
-def _suggestions(result: JSON, document: Document, cursor: int) -> Suggestions:
-    """An LSP completion answer as ``Suggestions``: the inverse of the server's items.
-
-    The replaced range is the items' edit range; an empty list (a token that matches
-    nothing) has none, so the token is found by the same grammar rule the server uses.
-    """
-    if isinstance(result, list):
-        raw_items, incomplete = result, False
-    else:
-        raw_items, incomplete = result.get("items") or [], bool(result.get("isIncomplete"))
-    items = tuple(_suggestion(item) for item in raw_items)
-    if raw_items:
-        edit = raw_items[0]["textEdit"]
-        edit_range = edit.get("range") or edit["insert"]
-        start = document.offset_at(_position(edit_range["start"]), _ENCODING)
-        end = document.offset_at(_position(edit_range["end"]), _ENCODING)
-    else:
-        token = find_token(document.text[:cursor])
-        start, end = (token.start, cursor) if token is not None else (cursor, cursor)
-    return Suggestions(
-        items=items,
-        is_incomplete=incomplete,
-        replace_start=start,
-        replace_end=end,
-        query=document.text[start + 1 : end],
-    )
-
-
-def _suggestion(item: Mapping[str, JSON]) -> Suggestion:
-    documentation = item.get("documentation")
-    if isinstance(documentation, dict):
-        documentation = documentation.get("value")
-    data = item.get("data")
-    details = item.get("labelDetails") or {}
-    return Suggestion(
-        name=str(item["label"]).removeprefix("%"),
-        value=str(documentation or ""),
-        source=str(data.get("source", "")) if isinstance(data, dict) else "",
-        rank=int(item.get("sortText") or 0),
-        preview=str(details.get("description", "")),
-        insert_text=str(item["textEdit"]["newText"]),
-    )
-
-
-def _position(data: Mapping[str, JSON]) -> Position:
-    return Position(int(data["line"]), int(data["character"]))
 
 
 def _connect_with_retry(host: str, port: int, retry: float, timeout: float) -> socket.socket:
