@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from . import jsontree
+from .documents import line_starts
 from .grammar import JS_WHITESPACE, is_valid_name
+from .jsontree import BOM, JsonParseError, JsonPath
 from .snippet import Snippet
 
 SETTINGS_KEY: Final = "piSimpleSnippets"
@@ -112,12 +116,26 @@ def plain_json(value: object) -> object:
 
 def deep_merge(base: object, override: object) -> object:
     """Pi's settings merge: plain objects merge key by key, recursively; anything else
-    (arrays, primitives, ``null``) replaces. Keys absent from ``override`` are kept."""
+    (arrays, primitives, ``null``) replaces. Keys absent from ``override`` are kept.
+
+    Written with a stack, not recursion: a settings file may nest deeper than Python's
+    recursion limit (``JSON.parse`` takes it), and merging it must not crash the load.
+    Neither input is modified; merged objects are fresh dicts.
+    """
     if not (isinstance(base, dict) and isinstance(override, dict)):
         return override
     merged: dict[str, object] = dict(base)
-    for key, value in override.items():
-        merged[key] = deep_merge(merged[key], value) if key in merged else value
+    pending: list[tuple[dict[str, object], dict[str, object]]] = [(merged, override)]
+    while pending:
+        target, source = pending.pop()
+        for key, value in source.items():
+            current = target.get(key)
+            if key in target and isinstance(current, dict) and isinstance(value, dict):
+                child: dict[str, object] = dict(current)
+                target[key] = child
+                pending.append((child, value))
+            else:
+                target[key] = value
     return merged
 
 
@@ -128,31 +146,60 @@ class SettingsFileError(Exception):
     """A settings file exists but cannot be used; the message names the file."""
 
 
+def settings_text_is_empty(text: str) -> bool:
+    """An empty or blank file (after a BOM) holds no settings: it reads as ``{}``.
+
+    Blank is JavaScript's ``trim()``, the way Pi tests the file before ``JSON.parse``.
+    """
+    return text.removeprefix(BOM).strip(JS_WHITESPACE) == ""
+
+
 def parse_settings_text(text: str, path: str) -> dict[str, object]:
     """Parse a settings file the way Pi does: JSON after a leading BOM, no comments.
 
     An empty file is ``{}``. JavaScript's ``JSON.parse`` rejects ``NaN`` and
-    ``Infinity``, so we do too.
+    ``Infinity``, so we do too, and reads any integer, however long, so we do too.
+
+    ``json.loads`` is the fast path (a reload of thousands of snippets must be quick).
+    When it refuses, :mod:`.jsontree` (exactly ``JSON.parse``, and iterative) has the last
+    word: it names the error and its position in the words the settings diagnostics use,
+    or parses what ``json.loads`` gives up on (nesting deeper than Python recursion).
     """
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if text.strip(JS_WHITESPACE) == "":
+    text = text.removeprefix(BOM)
+    if settings_text_is_empty(text):
         return {}
-
-    def reject_constant(name: str) -> object:
-        raise ValueError(f"{name} is not valid JSON")
-
     try:
-        value = json.loads(text, parse_constant=reject_constant)
-    except json.JSONDecodeError as exc:
-        raise SettingsFileError(
-            f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise SettingsFileError(f"{path} is not valid JSON: {exc}") from None
+        value = json.loads(text, parse_constant=_reject_constant, parse_int=jsontree.decode_number)
+    except (ValueError, RecursionError):
+        try:
+            value = jsontree.parse(text).value
+        except JsonParseError as error:
+            where = line_and_column(text, error.offset)
+            raise SettingsFileError(
+                f"{path} is not valid JSON: {error.message} at {where}"
+            ) from None
     if not isinstance(value, dict):
-        raise SettingsFileError(f"{path} must hold a JSON object, not {_json_type(value)}")
+        raise SettingsFileError(f"{path} {not_an_object(value)}")
     return value
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def line_and_column(text: str, offset: int) -> str:
+    """``line L column C`` of a code-point offset, both counted from 1 as editors show them.
+
+    Lines end at ``\n``, ``\r\n`` or ``\r``, as in the editor; columns count code points.
+    """
+    starts = line_starts(text)
+    line = bisect_right(starts, offset) - 1
+    return f"line {line + 1} column {offset - starts[line] + 1}"
+
+
+def not_an_object(value: object) -> str:
+    """Why a settings file whose content is ``value`` (not an object) holds no settings."""
+    return f"must hold a JSON object, not {_json_type(value)}"
 
 
 def _json_type(value: object) -> str:
@@ -321,9 +368,15 @@ def validate_layers(
     shortcut: str | None = None
     expand_on_completion = False
     if present:
-        snippets, shortcut, expand_on_completion = _validate_namespace(
-            namespace, provenance, warnings
-        )
+        check = check_namespace(namespace)
+        snippets = [
+            Snippet(name=name, value=value, source=provenance.get(name, ""))
+            for name, value in check.snippets
+        ]
+        snippets.sort(key=lambda s: s.name)
+        shortcut = check.shortcut
+        expand_on_completion = check.expand_on_completion
+        warnings.extend(problem_warnings(check.problems))
     return Config(
         snippets=tuple(snippets),
         shortcut=shortcut,
@@ -335,27 +388,87 @@ def validate_layers(
     )
 
 
-def _validate_namespace(
-    namespace: object, provenance: Mapping[str, str], warnings: list[str]
-) -> tuple[list[Snippet], str | None, bool]:
-    if not isinstance(namespace, dict):
-        warnings.append(
-            f'"{SETTINGS_KEY}" must be an object, not {_json_type(namespace)}; '
-            "ignoring the whole namespace"
-        )
-        return [], None, False
+# --------------------------------------------------------------------------- validation
 
+#: What a problem is about: the member's key (a snippet name) or its value.
+ProblemTarget = Literal["key", "value"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing validation rejects, where it is, and the load warning's words for it.
+
+    ``path`` leads from the settings root to the JSON member concerned, e.g.
+    ``("piSimpleSnippets", "snippets", "Bad Name")``, and ``target`` says whether the
+    problem is that member's key or its value, so a settings diagnostic can sit on it.
+    ``message`` is the load warning this problem would give alone. Skipped snippet
+    entries share one load warning; ``entry`` is this entry's part of its list
+    (``'"Bad Name" (invalid name)'``), None for any other problem.
+    """
+
+    path: JsonPath
+    target: ProblemTarget
+    message: str
+    entry: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceCheck:
+    """What validation makes of one ``piSimpleSnippets`` value.
+
+    ``snippets`` holds the usable entries, ``(name, value)`` in the table's order.
+    """
+
+    snippets: tuple[tuple[str, str], ...] = ()
+    shortcut: str | None = None
+    expand_on_completion: bool = False
+    problems: tuple[Problem, ...] = ()
+
+
+def check_namespace(namespace: object) -> NamespaceCheck:
+    """Validate a ``piSimpleSnippets`` value: what is usable, and every problem.
+
+    Rules: docs/configuration.md, "Validation and warnings". Each part fails alone: a
+    bad entry is skipped and the others kept, a bad shortcut or ``expandOnCompletion`` is
+    ignored and snippets still work; only a namespace that is not an object discards
+    everything. The problems come in the order of the load warning.
+    """
+    root: JsonPath = (SETTINGS_KEY,)
+    if not isinstance(namespace, dict):
+        return NamespaceCheck(
+            problems=(
+                Problem(
+                    root,
+                    "value",
+                    f'"{SETTINGS_KEY}" must be an object, not {_json_type(namespace)}; '
+                    "ignoring the whole namespace",
+                ),
+            )
+        )
+
+    problems: list[Problem] = []
     shortcut: str | None = None
     if "shortcut" in namespace:
         raw = namespace["shortcut"]
+        path = (*root, "shortcut")
         if not isinstance(raw, str):
-            warnings.append(f"`shortcut` must be a string, not {_json_type(raw)}; ignoring it")
+            problems.append(
+                Problem(
+                    path,
+                    "value",
+                    f"`shortcut` must be a string, not {_json_type(raw)}; ignoring it",
+                )
+            )
         else:
             shortcut = normalize_shortcut(raw)
             if shortcut is None:
-                warnings.append(
-                    f'`shortcut` "{raw}" needs "modifier[+modifier]+key" with at least one of '
-                    "ctrl, shift, alt, super and a known key; ignoring it"
+                problems.append(
+                    Problem(
+                        path,
+                        "value",
+                        f'`shortcut` "{raw}" needs "modifier[+modifier]+key" with at least one '
+                        "of ctrl, shift, alt, super and a known key; ignoring it",
+                    )
                 )
 
     expand_on_completion = False
@@ -364,36 +477,69 @@ def _validate_namespace(
         if isinstance(raw, bool):
             expand_on_completion = raw
         else:
-            warnings.append(
-                f"`expandOnCompletion` must be true or false, not {_json_type(raw)}; "
-                "ignoring it (snippets are inserted as markers)"
+            problems.append(
+                Problem(
+                    (*root, "expandOnCompletion"),
+                    "value",
+                    f"`expandOnCompletion` must be true or false, not {_json_type(raw)}; "
+                    "ignoring it (snippets are inserted as markers)",
+                )
             )
 
-    snippets: list[Snippet] = []
+    snippets: list[tuple[str, str]] = []
     if "snippets" in namespace:
         table = namespace["snippets"]
+        path = (*root, "snippets")
         if not isinstance(table, dict):
-            warnings.append(
-                f"`snippets` must be an object of name to text, not {_json_type(table)}; "
-                "ignoring it"
+            problems.append(
+                Problem(
+                    path,
+                    "value",
+                    f"`snippets` must be an object of name to text, not {_json_type(table)}; "
+                    "ignoring it",
+                )
             )
         else:
-            skipped: list[str] = []
             for name, value in table.items():
                 if not is_valid_name(name):
-                    skipped.append(f"{json.dumps(name, ensure_ascii=False)} (invalid name)")
+                    problems.append(_skipped((*path, name), "key", "invalid name"))
                 elif not isinstance(value, str) or value == "":
-                    skipped.append(
-                        f"{json.dumps(name, ensure_ascii=False)} (value must be a non-empty string)"
+                    problems.append(
+                        _skipped((*path, name), "value", "value must be a non-empty string")
                     )
                 else:
-                    source = provenance.get(name, "")
-                    snippets.append(Snippet(name=name, value=value, source=source))
-            if skipped:
-                label = "entry" if len(skipped) == 1 else "entries"
-                warnings.append(f"ignored {len(skipped)} snippet {label}: {', '.join(skipped)}")
-    snippets.sort(key=lambda s: s.name)
-    return snippets, shortcut, expand_on_completion
+                    snippets.append((name, value))
+    return NamespaceCheck(
+        snippets=tuple(snippets),
+        shortcut=shortcut,
+        expand_on_completion=expand_on_completion,
+        problems=tuple(problems),
+    )
+
+
+def _skipped(path: JsonPath, target: ProblemTarget, reason: str) -> Problem:
+    """A snippet entry skipped for ``reason``; its name is the last key of ``path``."""
+    entry = f"{json.dumps(path[-1], ensure_ascii=False)} ({reason})"
+    return Problem(path, target, _skipped_warning([entry]), entry)
+
+
+def _skipped_warning(entries: Sequence[str]) -> str:
+    label = "entry" if len(entries) == 1 else "entries"
+    return f"ignored {len(entries)} snippet {label}: {', '.join(entries)}"
+
+
+def problem_warnings(problems: Sequence[Problem]) -> list[str]:
+    """The load warnings of ``problems``: one per problem, except that all skipped
+    snippet entries share one (``ignored 2 snippet entries: ...``), where the first was."""
+    warnings: list[str] = []
+    entries = [p.entry for p in problems if p.entry is not None]
+    for problem in problems:
+        if problem.entry is None:
+            warnings.append(problem.message)
+        elif entries:
+            warnings.append(_skipped_warning(entries))
+            entries = []
+    return warnings
 
 
 # --------------------------------------------------------------------------- schema

@@ -11,6 +11,9 @@ from typing import Any
 
 import pydantic
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from pi_snippets_lsp.config import (
     MESSAGE_PREFIX,
@@ -18,11 +21,16 @@ from pi_snippets_lsp.config import (
     Config,
     Layer,
     LoadRequest,
+    Problem,
+    SettingsFileError,
     SettingsFiles,
+    check_namespace,
     client_layer,
     deep_merge,
     load_config,
     normalize_shortcut,
+    parse_settings_text,
+    problem_warnings,
     settings_json_schema,
     user_settings_path,
     validate_layers,
@@ -400,6 +408,103 @@ def test_every_problem_of_one_load_is_in_one_message(tmp_path: Path) -> None:
     assert "\n" not in message
 
 
+# --------------------------------------------------------------------------- problems
+
+NS = SETTINGS_KEY
+SNIPPETS = (NS, "snippets")
+
+
+@pytest.mark.parametrize(
+    ("namespace", "problems"),
+    [
+        pytest.param({"snippets": {"ok": "v"}, "shortcut": "alt+x"}, [], id="fine"),
+        pytest.param([], [((NS,), "value", '"piSimpleSnippets" must be an object, not an array; '
+                           "ignoring the whole namespace")], id="namespace-not-an-object"),
+        pytest.param({"shortcut": 5}, [((NS, "shortcut"), "value",
+                     "`shortcut` must be a string, not a number; ignoring it")],
+                     id="shortcut-not-a-string"),
+        pytest.param({"shortcut": "s"}, [((NS, "shortcut"), "value",
+                     '`shortcut` "s" needs "modifier[+modifier]+key" with at least one of ctrl, '
+                     "shift, alt, super and a known key; ignoring it")], id="shortcut-rejected"),
+        pytest.param({"expandOnCompletion": "true"}, [((NS, "expandOnCompletion"), "value",
+                     "`expandOnCompletion` must be true or false, not a string; ignoring it "
+                     "(snippets are inserted as markers)")], id="expand-not-a-boolean"),
+        pytest.param({"snippets": None}, [(SNIPPETS, "value", "`snippets` must be an object of "
+                     "name to text, not null; ignoring it")], id="snippets-not-an-object"),
+        pytest.param({"snippets": {"Bad Name": "x"}}, [((*SNIPPETS, "Bad Name"), "key",
+                     'ignored 1 snippet entry: "Bad Name" (invalid name)')],
+                     id="invalid-name-at-the-key"),
+        pytest.param({"snippets": {"e": ""}}, [((*SNIPPETS, "e"), "value",
+                     'ignored 1 snippet entry: "e" (value must be a non-empty string)')],
+                     id="empty-value-at-the-value"),
+        pytest.param({"snippets": {"n": 1}}, [((*SNIPPETS, "n"), "value",
+                     'ignored 1 snippet entry: "n" (value must be a non-empty string)')],
+                     id="non-string-value-at-the-value"),
+        pytest.param({"snippets": {"Bad": 1}}, [((*SNIPPETS, "Bad"), "key",
+                     'ignored 1 snippet entry: "Bad" (invalid name)')],
+                     id="a-bad-name-hides-a-bad-value"),
+    ],
+)  # fmt: skip
+def test_each_problem_has_its_json_path_target_and_load_warning_words(
+    namespace: object, problems: list[tuple[tuple[str, ...], str, str]]
+) -> None:
+    found = check_namespace(namespace).problems
+    assert [(p.path, p.target, p.message) for p in found] == problems
+    # Alone, a problem's message is exactly the load warning.
+    assert validate(namespace).warnings == tuple(message for _, _, message in problems)
+
+
+def test_skipped_entries_share_one_load_warning_where_the_first_was() -> None:
+    namespace = {
+        "snippets": {"A": "x", "ok": "v", "e": ""},
+        "shortcut": "s",
+        "expandOnCompletion": 1,
+    }
+    problems = check_namespace(namespace).problems
+    assert [p.entry for p in problems] == [
+        None,
+        None,
+        '"A" (invalid name)',
+        '"e" (value must be a non-empty string)',
+    ]
+    assert problem_warnings(problems) == list(validate(namespace).warnings)
+    assert problem_warnings(problems)[2] == (
+        'ignored 2 snippet entries: "A" (invalid name), "e" (value must be a non-empty string)'
+    )
+
+
+def test_problem_warnings_of_nothing_is_nothing() -> None:
+    assert problem_warnings([]) == []
+
+
+def test_check_namespace_keeps_the_usable_entries_in_table_order() -> None:
+    check = check_namespace({"snippets": {"z": "Z", "Bad": "x", "a": "A"}, "shortcut": "Alt+X"})
+    assert check.snippets == (("z", "Z"), ("a", "A"))
+    assert (check.shortcut, check.expand_on_completion) == ("alt+x", False)
+
+
+def test_a_problem_is_a_plain_value() -> None:
+    problem = Problem((NS,), "value", "m")
+    assert problem == Problem((NS,), "value", "m", None)
+    with pytest.raises(AttributeError):
+        problem.message = "x"  # type: ignore[misc]
+
+
+@hypothesis_settings(max_examples=200)
+@given(
+    st.dictionaries(
+        st.sampled_from(["a", "b", "A", "a b", "-x", "ok.1", "", "é"]),
+        st.one_of(st.sampled_from(["", "v", " "]), st.none(), st.integers(), st.booleans()),
+    )
+)
+def test_every_entry_is_either_usable_or_exactly_one_problem(table: dict[str, object]) -> None:
+    check = check_namespace({"snippets": table})
+    usable = [name for name, _ in check.snippets]
+    problems = [p.path[-1] for p in check.problems]
+    assert sorted(usable + problems) == sorted(table)
+    assert all(p.path == (*SNIPPETS, p.path[-1]) for p in check.problems)
+
+
 # --------------------------------------------------------------------------- merge
 
 
@@ -433,6 +538,22 @@ def test_deep_merge_does_not_modify_its_inputs() -> None:
     deep_merge(base, override)
     assert base == {"o": {"x": 1}}
     assert override == {"o": {"y": 2}}
+
+
+def test_deep_merge_of_objects_nested_deeper_than_python_recursion() -> None:
+    depth = 100_000
+
+    def nested(leaf: dict[str, object]) -> dict[str, object]:
+        value = leaf
+        for _ in range(depth):
+            value = {"a": value}
+        return value
+
+    merged = deep_merge(nested({"x": 1}), nested({"y": 2}))
+    for _ in range(depth):
+        assert isinstance(merged, dict)
+        merged = merged["a"]
+    assert merged == {"x": 1, "y": 2}
 
 
 def layer(source: str, namespace: object) -> Layer:
@@ -737,11 +858,86 @@ def test_a_broken_user_file_does_not_take_the_project_with_it(tmp_path: Path) ->
     assert len(config.warnings) == 1
 
 
-def test_a_file_nested_deeper_than_python_parses_is_a_warning_not_a_crash(tmp_path: Path) -> None:
+DEEP = 100_000
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        pytest.param("[" * DEEP + "]" * DEEP, "must hold a JSON object, not an array",
+                     id="deep-array-is-json-but-no-object"),
+        pytest.param("[" * DEEP, f"is not valid JSON: Unexpected end of JSON input at line 1 "
+                     f"column {DEEP + 1}", id="deep-and-unclosed"),
+        pytest.param('{"a":' + "[" * DEEP + "}", "is not valid JSON: Unexpected token '}' at "
+                     f"line 1 column {DEEP + 6}", id="deep-and-broken"),
+    ],
+)  # fmt: skip
+def test_a_file_nested_deeper_than_python_parses_is_a_warning_not_a_crash(
+    tmp_path: Path, content: str, problem: str
+) -> None:
     path = tmp_path / "settings.json"
-    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
-    (warning,) = load_file(path).warnings
-    assert warning.startswith(f"{path} is not valid JSON")
+    path.write_text(content, encoding="utf-8")
+    assert load_file(path).warnings == (f"{path} {problem}",)
+
+
+def test_deep_nesting_elsewhere_in_the_file_does_not_hide_the_snippets(tmp_path: Path) -> None:
+    """``JSON.parse`` reads any depth, so Pi loads this file; so do we."""
+    path = tmp_path / "settings.json"
+    deep = "[" * DEEP + "]" * DEEP
+    path.write_text(f'{{"other": {deep}, "{SETTINGS_KEY}": {{"snippets": {{"a": "A"}}}}}}')
+    config = load_file(path)
+    assert snippet_map(config) == {"a": "A"}
+    assert config.warnings == ()
+
+
+def test_two_deep_files_merge_without_a_crash(tmp_path: Path) -> None:
+    deep_open, deep_close = '{"a":' * DEEP, "}" * DEEP
+    user = tmp_path / "user.json"
+    user.write_text(f'{{"x": {deep_open}1{deep_close}, "{SETTINGS_KEY}": {{"snippets": '
+                    '{"u": "U"}}}')  # fmt: skip
+    project = tmp_path / "p" / ".pi" / "settings.json"
+    project.parent.mkdir(parents=True)
+    project.write_text(f'{{"x": {deep_open}2{deep_close}}}')
+    config = load_config(
+        LoadRequest(user_file=user, project_folder=tmp_path / "p", trust_project=True)
+    )
+    assert snippet_map(config) == {"u": "U"}
+    assert config.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        pytest.param('{\n  "a": 1\n  "b": 2\n}', "Expected ',' or '}' after property value at "
+                     "line 3 column 3", id="missing-comma"),
+        pytest.param('{"a": 1,}', "Expected double-quoted property name at line 1 column 9",
+                     id="trailing-comma"),
+        pytest.param("{\r\n\r\n  x", "Expected property name or '}' at line 3 column 3",
+                     id="crlf-lines"),
+        pytest.param('{"é😀": 1 x', "Expected ',' or '}' after property value at line 1 "
+                     "column 10", id="columns-count-code-points"),
+        pytest.param('\ufeff{"a": }', "Unexpected token '}' at line 1 column 7",
+                     id="the-bom-is-not-a-column"),
+        pytest.param('{"a": NaN}', "Unexpected token 'N' at line 1 column 7", id="nan"),
+        pytest.param("", None, id="empty-is-no-error"),
+    ],
+)  # fmt: skip
+def test_a_parse_error_names_javascripts_message_and_the_line_and_column(
+    text: str, problem: str | None
+) -> None:
+    if problem is None:
+        assert parse_settings_text(text, "s.json") == {}
+        return
+    with pytest.raises(SettingsFileError) as info:
+        parse_settings_text(text, "s.json")
+    assert str(info.value) == f"s.json is not valid JSON: {problem}"
+
+
+def test_integers_longer_than_python_converts_are_json() -> None:
+    """``json.loads`` refuses 4301 digits; ``JSON.parse`` reads them as a double."""
+    text = f'{{"big": {"9" * 5000}, "{SETTINGS_KEY}": {{"snippets": {{"a": "A"}}}}}}'
+    settings = parse_settings_text(text, "s.json")
+    assert settings["big"] == float("inf")
 
 
 def test_a_directory_instead_of_a_file_is_a_warning(tmp_path: Path) -> None:
