@@ -8,7 +8,7 @@ import {
     TransportKind,
 } from 'vscode-languageclient/node';
 import { SECTION, serverSettings } from './config';
-import { resolveServerCommand } from './serverCommand';
+import { ResolvedServer, resolveServerCommand } from './serverCommand';
 import { toVsCodeKey } from './shortcut';
 
 interface SnippetInfo {
@@ -35,6 +35,9 @@ const SCHEMES = ['file', 'untitled'];
 const TRIGGER_COMMAND = 'piSimpleSnippets.triggerCompletion';
 
 let client: LanguageClient | undefined;
+let extensionContext: vscode.ExtensionContext;
+/** How the running server was started; undefined while none runs. */
+let serverKind: ResolvedServer['kind'] | undefined;
 let output: vscode.LogOutputChannel;
 let status: vscode.StatusBarItem;
 type Selector = { scheme: string; language?: string }[];
@@ -127,11 +130,46 @@ function onLoaded(result: LoadResult): void {
     updateStatus();
 }
 
+function showStartError(message: string): void {
+    void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output').then((choice) => {
+        if (choice === 'Open Settings') {
+            void vscode.commands.executeCommand('workbench.action.openSettings', 'piSimpleSnippets.serverPath');
+        } else if (choice === 'Show Output') {
+            output.show(true);
+        }
+    });
+}
+
+/** The Python extension's interpreter changed: the bundled server may now run on another one. */
+function onPythonInterpreterChange(): void {
+    if (wanted && serverKind !== 'serverPath') {
+        output.info("The Python extension's interpreter changed: restarting the server");
+        void restart();
+    }
+}
+
 async function createAndStart(): Promise<void> {
     const config = vscode.workspace.getConfiguration(SECTION);
-    const server = await resolveServerCommand(config, vscode.window.activeTextEditor?.document.uri);
     selector = buildSelector(config.get<unknown>('languages'));
-    output.info(`Starting ${[server.command, ...server.args, '--stdio'].join(' ')} (${server.origin})`);
+    let server: ResolvedServer;
+    try {
+        server = await resolveServerCommand(
+            config,
+            extensionContext.extensionPath,
+            vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri,
+            onPythonInterpreterChange,
+            extensionContext.subscriptions,
+        );
+    } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        output.error(message);
+        showStartError(message);
+        return;
+    }
+    for (const line of server.report) {
+        output.info(line);
+    }
+    output.info(`Starting ${[server.command, ...server.args, '--stdio'].join(' ')}`);
 
     const serverOptions: ServerOptions = {
         command: server.command,
@@ -169,26 +207,20 @@ async function createAndStart(): Promise<void> {
     const c = new LanguageClient(SECTION, 'Pi Snippets', serverOptions, clientOptions);
     c.onNotification('snippets/didLoad', (result: LoadResult) => onLoaded(result));
     client = c;
+    serverKind = server.kind;
     try {
         await c.start();
     } catch (err) {
         client = undefined;
+        serverKind = undefined;
         const message = err instanceof Error ? err.message : String(err);
         output.error(`The server did not start: ${message}`);
-        void vscode.window
-            .showErrorMessage(
-                `Pi Snippets: could not start the language server (${server.command}). ` +
-                    'Install pi-snippets-lsp or set piSimpleSnippets.serverPath.',
-                'Open Settings',
-                'Show Output',
-            )
-            .then((choice) => {
-                if (choice === 'Open Settings') {
-                    void vscode.commands.executeCommand('workbench.action.openSettings', 'piSimpleSnippets.serverPath');
-                } else if (choice === 'Show Output') {
-                    output.show(true);
-                }
-            });
+        showStartError(
+            `Pi Snippets: could not start the language server (${server.command}). ` +
+                (server.kind === 'serverPath'
+                    ? 'Check piSimpleSnippets.serverPath.'
+                    : 'The Pi Snippets output says which interpreter was used.'),
+        );
         try {
             await c.dispose();
         } catch {
@@ -208,6 +240,7 @@ async function createAndStart(): Promise<void> {
 async function stopClient(): Promise<void> {
     const c = client;
     client = undefined;
+    serverKind = undefined;
     lastLoad = undefined;
     lastFingerprint = '';
     updateStatus();
@@ -407,6 +440,7 @@ async function triggerCompletionCommand(): Promise<void> {
 }
 
 export function activate(context: vscode.ExtensionContext): void {
+    extensionContext = context;
     output = vscode.window.createOutputChannel('Pi Snippets', { log: true });
     status = vscode.window.createStatusBarItem('piSimpleSnippets.status', vscode.StatusBarAlignment.Right, 100);
     status.name = 'Pi Snippets';

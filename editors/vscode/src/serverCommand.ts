@@ -1,139 +1,143 @@
-// Works out which command starts the pi-snippets-lsp server.
-import * as fs from 'node:fs';
-import * as os from 'node:os';
+// Works out which command starts the pi-snippets-lsp server, in this order:
+// 1. piSimpleSnippets.serverPath when set (an explicit choice wins);
+// 2. the bundled server, run by the Python extension's selected interpreter when the bundle
+//    has compiled parts for it (CPython 3.11+);
+// 3. the bundled server, run by python3 on PATH under the same condition.
+// No usable Python: one NoServerError whose message names what was tried and how to fix it.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import {
+    Candidate,
+    ServerCommand,
+    bundledServerCommand,
+    choosePython,
+    describePython,
+    findOnPath,
+    noPythonMessage,
+    parseServerPath,
+    pathPythonNames,
+    readBundle,
+} from './launch';
 
-export interface ServerCommand {
-    command: string;
-    args: string[];
-    /** Human-readable account of where the command came from, for the output channel. */
-    origin: string;
+export interface ResolvedServer extends ServerCommand {
+    kind: 'serverPath' | 'bundled';
+    /** Lines for the output channel: which server, which interpreter, what was passed over. */
+    report: string[];
 }
 
-const SERVER_SCRIPT = 'pi-snippets-lsp';
-const SERVER_MODULE = 'pi_snippets_lsp';
+/** No server can be started; the message says what was tried and how to fix it. */
+export class NoServerError extends Error {}
 
-function expandHome(p: string): string {
-    if (p === '~') {
-        return os.homedir();
-    }
-    if (p.startsWith('~/') || p.startsWith('~\\')) {
-        return path.join(os.homedir(), p.slice(2));
-    }
-    return p;
-}
-
-function isExecutableFile(p: string): boolean {
-    try {
-        if (!fs.statSync(p).isFile()) {
-            return false;
-        }
-        if (process.platform === 'win32') {
-            return true;
-        }
-        fs.accessSync(p, fs.constants.X_OK);
-        return true;
-    } catch {
-        return false;
-    }
-}
-
-/** Looks a program up on PATH the way a shell would. */
-export function findOnPath(name: string, envPath = process.env.PATH ?? ''): string | undefined {
-    const exts = process.platform === 'win32'
-        ? (process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').filter((e) => e.length > 0)
-        : [''];
-    for (const dir of envPath.split(path.delimiter)) {
-        if (dir.length === 0) {
-            continue;
-        }
-        for (const ext of exts) {
-            const candidate = path.join(dir, name + ext);
-            if (isExecutableFile(candidate)) {
-                return candidate;
-            }
-        }
-    }
-    return undefined;
-}
-
-/** Reads `piSimpleSnippets.serverPath`: a string command or `[command, ...args]`. */
-export function parseServerPath(value: unknown): { command: string; args: string[] } | undefined {
-    if (typeof value === 'string') {
-        const trimmed = value.trim();
-        return trimmed.length > 0 ? { command: expandHome(trimmed), args: [] } : undefined;
-    }
-    if (Array.isArray(value)) {
-        const parts = value.filter((v): v is string => typeof v === 'string');
-        if (parts.length === 0 || parts[0].trim().length === 0) {
-            return undefined;
-        }
-        return { command: expandHome(parts[0].trim()), args: parts.slice(1) };
-    }
-    return undefined;
-}
-
-interface PythonEnvironmentsApi {
-    getActiveEnvironmentPath?(resource?: vscode.Uri): { path?: string } | undefined;
-    resolveEnvironment?(env: unknown): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
+/** The part of ms-python.python's documented API used here (see @vscode/python-extension). */
+interface EnvironmentPath {
+    readonly id: string;
+    readonly path: string;
 }
 
 interface PythonExtensionApi {
-    environments?: PythonEnvironmentsApi;
-    settings?: {
-        getExecutionDetails?(resource?: vscode.Uri): { execCommand?: string[] } | undefined;
+    readonly ready?: Promise<void>;
+    readonly environments?: {
+        getActiveEnvironmentPath(resource?: vscode.Uri | vscode.WorkspaceFolder): EnvironmentPath;
+        resolveEnvironment(
+            environment: EnvironmentPath | string,
+        ): Promise<{ readonly executable: { readonly uri: vscode.Uri | undefined } } | undefined>;
+        readonly onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
     };
 }
 
-/** The interpreter the Python extension (ms-python.python) has selected, if it is installed. */
-async function pythonFromPythonExtension(resource?: vscode.Uri): Promise<string | undefined> {
-    const ext = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
+const PYTHON_EXTENSION = 'ms-python.python';
+const FROM_PYTHON_EXTENSION = "the Python extension's interpreter";
+
+let watchingPythonExtension = false;
+
+/**
+ * The interpreter selected in the Python extension for `resource`. The first time the API
+ * answers, `onChange` is subscribed to its interpreter changes (disposed with `subscriptions`).
+ */
+async function pythonExtensionCandidate(
+    resource: vscode.Uri | undefined,
+    onChange: () => void,
+    subscriptions: vscode.Disposable[],
+): Promise<Candidate> {
+    const ext = vscode.extensions.getExtension<PythonExtensionApi>(PYTHON_EXTENSION);
     if (!ext) {
-        return undefined;
+        return { source: FROM_PYTHON_EXTENSION, missing: `the Python extension (${PYTHON_EXTENSION}) is not installed` };
     }
     try {
         const api = ext.isActive ? ext.exports : await ext.activate();
+        await api?.ready;
         const envs = api?.environments;
-        if (envs?.getActiveEnvironmentPath) {
-            const active = envs.getActiveEnvironmentPath(resource);
-            if (active && envs.resolveEnvironment) {
-                const resolved = await envs.resolveEnvironment(active);
-                const exe = resolved?.executable?.uri?.fsPath;
-                if (exe) {
-                    return exe;
-                }
-            }
-            if (active?.path && isExecutableFile(active.path)) {
-                return active.path;
-            }
+        if (!envs) {
+            return { source: FROM_PYTHON_EXTENSION, missing: 'the Python extension offers no environments API' };
         }
-        const exec = api?.settings?.getExecutionDetails?.(resource)?.execCommand;
-        if (exec && exec.length > 0 && exec[0]) {
-            return exec[0];
+        if (!watchingPythonExtension && envs.onDidChangeActiveEnvironmentPath) {
+            watchingPythonExtension = true;
+            subscriptions.push(
+                envs.onDidChangeActiveEnvironmentPath(() => onChange()),
+                { dispose: () => (watchingPythonExtension = false) },
+            );
         }
-    } catch {
-        // The Python extension failed to answer: fall back to python3 below.
+        const active = envs.getActiveEnvironmentPath(resource);
+        const resolved = await envs.resolveEnvironment(active);
+        const exe = resolved?.executable.uri?.fsPath;
+        if (exe) {
+            return { source: FROM_PYTHON_EXTENSION, command: exe };
+        }
+        return { source: FROM_PYTHON_EXTENSION, missing: `no interpreter found for the selected environment ${active.path}` };
+    } catch (err) {
+        return {
+            source: FROM_PYTHON_EXTENSION,
+            missing: `the Python extension failed to answer (${err instanceof Error ? err.message : String(err)})`,
+        };
     }
-    return undefined;
+}
+
+function pathCandidates(): Candidate[] {
+    return pathPythonNames().map((name) => {
+        const found = findOnPath(name);
+        return found
+            ? { source: `${name} on PATH`, command: found }
+            : { source: `${name} on PATH`, missing: 'not found' };
+    });
 }
 
 export async function resolveServerCommand(
     config: vscode.WorkspaceConfiguration,
-    resource?: vscode.Uri,
-): Promise<ServerCommand> {
+    extensionPath: string,
+    resource: vscode.Uri | undefined,
+    onPythonChange: () => void,
+    subscriptions: vscode.Disposable[],
+): Promise<ResolvedServer> {
     const configured = parseServerPath(config.get<unknown>('serverPath'));
     if (configured) {
-        return { ...configured, origin: 'setting piSimpleSnippets.serverPath' };
+        return {
+            ...configured,
+            kind: 'serverPath',
+            report: [
+                `Server: piSimpleSnippets.serverPath, ${[configured.command, ...configured.args].join(' ')} ` +
+                    '(the bundled server is not used)',
+            ],
+        };
     }
-    const script = findOnPath(SERVER_SCRIPT);
-    if (script) {
-        return { command: script, args: [], origin: `${SERVER_SCRIPT} found on PATH` };
+    const bundle = readBundle(path.join(extensionPath, 'bundled'));
+    if (!bundle) {
+        throw new NoServerError(
+            'This build of Pi Snippets has no bundled server (bundled/libs/bundle.json is missing): ' +
+                'build the extension with editors/vscode/build.sh, or set piSimpleSnippets.serverPath.',
+        );
     }
-    const python = await pythonFromPythonExtension(resource);
-    if (python) {
-        return { command: python, args: ['-m', SERVER_MODULE], origin: 'interpreter of the Python extension' };
+    const candidates = [await pythonExtensionCandidate(resource, onPythonChange, subscriptions), ...pathCandidates()];
+    const { chosen, rejected } = await choosePython(candidates, bundle.pythons);
+    if (!chosen) {
+        throw new NoServerError(noPythonMessage(bundle.pythons, rejected));
     }
-    const fallback = process.platform === 'win32' ? 'python' : 'python3';
-    return { command: fallback, args: ['-m', SERVER_MODULE], origin: `${fallback} on PATH` };
+    return {
+        ...bundledServerCommand(bundle, chosen.python),
+        kind: 'bundled',
+        report: [
+            `Server: bundled pi-snippets-lsp ${bundle.server} (${bundle.target}, for CPython ${bundle.pythons.join(', ')}) in ${bundle.dir}`,
+            `Interpreter: ${chosen.python.executable} (${describePython(chosen.python)}), ${chosen.source}`,
+            ...rejected.map((r) => `Passed over ${r.source}: ${r.reason}`),
+        ],
+    };
 }
