@@ -8,9 +8,10 @@
 #
 #   editors/vscode/build.sh [--target TARGET]
 #
-# TARGET is a VS Code target platform: linux-x64 (default on this machine: the host's),
-# linux-arm64, linux-armhf, alpine-x64, alpine-arm64, darwin-x64, darwin-arm64, win32-x64,
-# win32-arm64. Any target builds on any machine (pip takes the target's wheels from PyPI).
+# TARGET is a VS Code target platform: linux-x64, linux-arm64, alpine-x64, alpine-arm64,
+# darwin-x64, darwin-arm64, win32-x64 or win32-arm64; the default is the building machine's.
+# Any target builds on any machine (pip takes the target's wheels from PyPI). Not linux-armhf:
+# regex publishes no wheels for it.
 # Output: editors/vscode/pi-snippets-lsp-TARGET.vsix. Needs Node 20+ with npm, and a Python
 # with pip ($PI_SNIPPETS_BUILD_PYTHON, default python3). Reaches only the npm registry and PyPI.
 # Safe to run again; exits non-zero on failure.
@@ -27,7 +28,7 @@ while (($# > 0)); do
     case "$1" in
         --target) target="${2:?--target needs a value}"; shift 2 ;;
         --target=*) target="${1#--target=}"; shift ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$here/build.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) log "unknown argument: $1"; exit 2 ;;
     esac
 done

@@ -46,11 +46,11 @@ def _manylinux(arch: str) -> list[str]:
 
 
 #: VS Code target platform (``vsce package --target``) -> wheel platform tags pip may take.
-#: pip widens ``macosx_X_Y`` tags to the earlier macOS versions itself.
+#: pip widens ``macosx_X_Y`` tags to the earlier macOS versions itself. Not here: linux-armhf
+#: and web (regex publishes no wheels for 32-bit ARM; a web extension cannot run Python).
 TARGETS: dict[str, list[str]] = {
     "linux-x64": _manylinux("x86_64"),
     "linux-arm64": _manylinux("aarch64"),
-    "linux-armhf": _manylinux("armv7l"),
     "alpine-x64": ["musllinux_1_2_x86_64", "musllinux_1_1_x86_64"],
     "alpine-arm64": ["musllinux_1_2_aarch64", "musllinux_1_1_aarch64"],
     "darwin-x64": ["macosx_11_0_x86_64"],
