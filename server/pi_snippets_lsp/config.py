@@ -308,6 +308,15 @@ class LoadRequest:
     #: not the quiet "no settings yet" of Pi's default location.
     user_file_required: bool = False
 
+    @property
+    def files(self) -> list[Path]:
+        """Every settings file this request may read, present or not: the user file and,
+        for a trusted project, its ``.pi/settings.json``. What a reloader watches."""
+        files = [self.user_file]
+        if self.project_folder is not None and self.trust_project:
+            files.append(project_settings_path(self.project_folder))
+        return files
+
 
 def load_config(request: LoadRequest, files: SettingsFiles | None = None) -> Config:
     """Read, merge and validate one generation."""
