@@ -4,7 +4,8 @@
 # and Chromium when run as root), then runs: ruff, mypy --strict, the package check (sdist and
 # wheel built, checked and installed into a fresh venv), the real VS Code end-to-end test, and
 # pytest (unit and property tests, LSP sessions against the real server, real Neovim
-# and Emacs sessions, the frontend client and the Node example).
+# and Emacs sessions, the frontend client and the Node example, the prompt_toolkit and llm
+# integrations, whose libraries the `test` extra brings).
 #
 #   bash scripts/test.sh [pytest args]
 #
