@@ -36,6 +36,7 @@ for required in (
     "pi_snippets_lsp/__init__.py",
     "pi_snippets_lsp/server.py",
     "pi_snippets_lsp/client/__init__.py",
+    "pi_snippets_lsp/integrations/__init__.py",
     "pi_snippets_lsp/py.typed",
 ):
     assert required in names, f"{required} missing from the wheel"

@@ -56,6 +56,18 @@ def test_the_server_never_imports_the_client() -> None:
     assert not {m for m in modules if m.startswith("pi_snippets_lsp.client")}
 
 
+def test_the_server_never_imports_the_integrations() -> None:
+    modules = imported_after("import pi_snippets_lsp.cli, pi_snippets_lsp.server")
+    assert not {m for m in modules if m.startswith("pi_snippets_lsp.integrations")}
+
+
+def test_integration_backends_need_no_optional_library() -> None:
+    # Each integration's library is an optional extra: only its own module imports it.
+    modules = imported_after("import pi_snippets_lsp.integrations.backend")
+    roots = {m.split(".")[0] for m in modules}
+    assert not roots & {"prompt_toolkit", "llm", "click", "pygls", "lsprotocol"}
+
+
 def test_the_client_is_imported_on_first_use_of_its_names() -> None:
     modules = imported_after("import pi_snippets_lsp; pi_snippets_lsp.SnippetsClient")
     assert "pi_snippets_lsp.client" in modules
