@@ -8,7 +8,6 @@ no network or API key is needed. ``LLM_USER_PATH`` points at a temporary folder.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -224,6 +223,9 @@ def test_close_matches_use_pis_ranking() -> None:
 )
 def test_trust_env(value: str, trusted: bool) -> None:
     assert trusted_by_env({TRUST_ENV: value}) is trusted
+
+
+def test_trust_env_unset_is_untrusted_and_a_bad_value_is_an_error() -> None:
     assert trusted_by_env({}) is False
-    with pytest.raises(ValueError, match=json.dumps("maybe").replace('"', "'")):
+    with pytest.raises(ValueError, match=f"{TRUST_ENV} must be 1 or 0 .*, not 'maybe'"):
         trusted_by_env({TRUST_ENV: "maybe"})
