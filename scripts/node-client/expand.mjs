@@ -83,13 +83,17 @@ async function main() {
         clientInfo: { name: "node-client" },
         rootUri: null,
         capabilities: {},
-        initializationOptions: { pollInterval: 0 },
+        // Opt in to snippets/didLoad: the server sends it only to clients that ask.
+        initializationOptions: { pollInterval: 0, notifications: ["snippets/didLoad"] },
       }),
       "initialize",
     );
     await connection.sendNotification("initialized", {});
     const loaded = await withTimeout(firstLoad, "snippets/didLoad");
-    console.error(`loaded ${loaded.snippets.length} snippet(s): ${loaded.snippets.map((s) => s.name).join(", ")}`);
+    const listing = await withTimeout(connection.sendRequest("snippets/list", {}), "snippets/list");
+    console.error(
+      `generation ${loaded.generation}: ${loaded.count} snippet(s): ${listing.snippets.map((s) => s.name).join(", ")}`,
+    );
 
     const result = await withTimeout(connection.sendRequest("snippets/expand", { text: PROMPT }), "snippets/expand");
     if (result.text === EXPECTED && result.changed === true) {

@@ -54,6 +54,20 @@ class Suggestion:
         """The LSP ``sortText``: the zero-padded rank, so clients keep Pi's order."""
         return f"{self.rank:04d}"
 
+    @property
+    def accept_summary(self) -> str:
+        """What accepting does, in a few words (the LSP ``detail``).
+
+        The row already shows the preview and the documentation the whole text, so this
+        says only what lands in the prompt: the marker, or the text and how many lines
+        it has (``Inserts %review``, ``Inserts the text (3 lines)``). Lines are counted
+        the LSP way; ``insert_text`` has only ``\n`` line breaks.
+        """
+        if self.insert_text == self.label:
+            return f"Inserts {self.label}"
+        lines = self.insert_text.count("\n") + 1
+        return f"Inserts the text ({lines} line{'' if lines == 1 else 's'})"
+
 
 @dataclass(frozen=True, slots=True)
 class Suggestions:

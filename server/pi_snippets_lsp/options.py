@@ -134,11 +134,10 @@ class ClientFeatures:
     #: ``textDocument.completion.dynamicRegistration``: completion is registered only
     #: while snippets exist (docs/lsp.md, "Completion").
     completion_dynamic: bool = False
-    #: ``completionItem.snippetSupport``.
-    snippet_support: bool = False
     #: The item documentation may be Markdown.
     completion_markdown: bool = False
-    #: ``completionList.itemDefaults`` the client understands.
+    #: ``completionList.itemDefaults`` the client understands (the server uses
+    #: ``insertTextMode``).
     item_defaults: frozenset[str] = frozenset()
     #: ``workspace.didChangeWatchedFiles.dynamicRegistration``.
     watchers_dynamic: bool = False
@@ -165,7 +164,6 @@ class ClientFeatures:
         edit = _get(caps, "workspace", "workspaceEdit")
         return cls(
             completion_dynamic=_get(completion, "dynamicRegistration") is True,
-            snippet_support=_get(item, "snippetSupport") is True,
             completion_markdown="markdown" in _strings(_get(item, "documentationFormat")),
             item_defaults=frozenset(_strings(_get(completion, "completionList", "itemDefaults"))),
             watchers_dynamic=_get(watched, "dynamicRegistration") is True,

@@ -83,6 +83,40 @@ class SnippetsListing(BaseModel):
         return self.model_dump(by_alias=True, mode="json")
 
 
+class LoadNotice(BaseModel):
+    """The ``snippets/didLoad`` notification: a generation was loaded.
+
+    Sent only to clients that opt in (``initializationOptions.notifications``), and
+    slim: what a client acts on at once (bind the shortcut, show the warnings, know how
+    many snippets there are), without the values. A client that needs them calls
+    ``snippets/list``. Describes the default folder, as ``snippets/list`` without a
+    ``uri`` does.
+    """
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    #: The generation number: 1 for the first load, one more for every reload.
+    generation: int
+    #: How many usable snippets the default folder has.
+    count: int
+    shortcut: str | None = None
+    expand_on_completion: bool = Field(default=False, alias="expandOnCompletion")
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, generation: int, config: Config) -> LoadNotice:
+        return cls(
+            generation=generation,
+            count=len(config.snippets),
+            shortcut=config.shortcut,
+            expand_on_completion=config.expand_on_completion,
+            warnings=config.warnings,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, mode="json")
+
+
 def parse_params(model: type[P], params: object, method: str) -> P:
     """Validate raw JSON params; absent params are an empty object."""
     if params is None or params == []:

@@ -38,7 +38,7 @@ from .config import (
     user_settings_path,
 )
 from .options import ClientFeatures, InitializationOptions, parse_initialization_options
-from .protocol import DID_LOAD, SnippetsListing
+from .protocol import DID_LOAD, LoadNotice
 from .watch import SettingsWatcher, take_stamps
 
 log = logging.getLogger(__name__)
@@ -318,7 +318,9 @@ class Session:
             self._report(configs.values())
             await self.sync_completion_registration()
             default = self.config_for(None)
-            self.link.notify(DID_LOAD, SnippetsListing.of(default).to_json())
+            if DID_LOAD in self.options.notifications:
+                # Only on request: clients that do not know it warn on every load.
+                self.link.notify(DID_LOAD, LoadNotice.of(self.generation, default).to_json())
             log.info(
                 "generation %d: %d snippet(s), %d warning(s)",
                 self.generation,

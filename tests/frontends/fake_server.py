@@ -5,7 +5,9 @@ real server where the client depends on it (initialize, ``snippets/didLoad`` aft
 initialized, shutdown/exit), and adds test methods:
 
 - at ``initialized`` it sends the client the requests a server may send and records the
-  answers; ``test/answers`` returns them.
+  answers; ``test/answers`` returns them, and the ``initializationOptions`` it got.
+  ``snippets/didLoad`` goes out only when those options opt in to it, as the real
+  server does.
 - ``test/hold``: held until ``count`` of them arrived, then all are answered in reverse
   order of arrival, each with its own ``tag`` (responses out of order, matched by id).
 - ``test/error``: an error response with ``data``.
@@ -64,6 +66,7 @@ def main() -> int:
         request_id = message.get("id")
         params = message.get("params")
         if method == "initialize":
+            answers["initializationOptions"] = params.get("initializationOptions")
             send({"jsonrpc": "2.0", "id": request_id, "result": {"capabilities": {}}})
         elif method == "initialized":
             for n, (question, question_params) in enumerate(QUESTIONS):
@@ -72,8 +75,17 @@ def main() -> int:
                 if question_params is not None:
                     request["params"] = question_params
                 send(request)
-            load = {"snippets": [], "shortcut": None, "expandOnCompletion": False, "warnings": []}
-            send({"jsonrpc": "2.0", "method": "snippets/didLoad", "params": load})
+            load = {
+                "generation": 1,
+                "count": 0,
+                "shortcut": None,
+                "expandOnCompletion": False,
+                "warnings": [],
+            }
+            if "snippets/didLoad" in (answers["initializationOptions"] or {}).get(
+                "notifications", []
+            ):
+                send({"jsonrpc": "2.0", "method": "snippets/didLoad", "params": load})
         elif method == "test/answers":
             send({"jsonrpc": "2.0", "id": request_id, "result": answers})
         elif method == "test/hold":

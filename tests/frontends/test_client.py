@@ -34,7 +34,8 @@ def test_expand_list_reload_complete(connect: ClientFactory, tmp_path: Path) -> 
 
     assert client.server_info["serverInfo"]["name"] == "pi-snippets-lsp"
     assert client.load_count == 1
-    assert [s.name for s in client.loads[0].snippets] == EXAMPLE_NAMES
+    (notice,) = client.loads
+    assert (notice.generation, notice.count, notice.shortcut) == (1, 4, "ctrl+shift+s")
 
     text, changed = client.expand("Please %use-mcp.")
     assert (text, changed) == (f"Please {USE_MCP}.", True)
@@ -57,7 +58,8 @@ def test_expand_list_reload_complete(connect: ClientFactory, tmp_path: Path) -> 
     reloaded = client.reload()
     assert "fresh" in reloaded.values
     assert reloaded.expand_on_completion is True
-    assert client.wait_for_load(loads_before + 1).values == reloaded.values
+    notice = client.wait_for_load(loads_before + 1)
+    assert (notice.generation, notice.count, notice.expand_on_completion) == (2, 5, True)
     assert client.list() == reloaded
     assert client.expand("%fresh") == ("Just added.", True)
 
@@ -201,6 +203,8 @@ def test_server_requests_are_answered() -> None:
         FAKE_SERVER, project=Path.cwd(), init_options={"x": 1}, timeout=TIMEOUT
     ) as client:
         answers = client.request("test/answers", {})
+        # The client's own options, plus the opt-in to snippets/didLoad.
+        assert answers["initializationOptions"] == {"x": 1, "notifications": ["snippets/didLoad"]}
         assert answers["workspace/configuration"] == {"result": [None, None]}
         assert answers["client/registerCapability"] == {"result": None}
         assert answers["window/showMessageRequest"] == {"result": None}

@@ -153,7 +153,10 @@ async def test_200_concurrent_expands_with_pytest_lsp(
             client.initialize_session(
                 types.InitializeParams(
                     capabilities=types.ClientCapabilities(),
-                    initialization_options={"pollInterval": 0},
+                    initialization_options={
+                        "pollInterval": 0,
+                        "notifications": ["snippets/didLoad"],
+                    },
                 )
             ),
             TIMEOUT,

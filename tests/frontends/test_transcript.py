@@ -115,6 +115,8 @@ def test_documented_lengths_are_byte_counts() -> None:
     ]
     initialize = blocks[0].message
     assert initialize["params"]["capabilities"] == {}
+    # snippets/didLoad is sent only to a client that asks for it.
+    assert initialize["params"]["initializationOptions"]["notifications"] == ["snippets/didLoad"]
 
 
 def test_transcript_replays_against_the_server(tmp_path: Path) -> None:

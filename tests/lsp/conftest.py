@@ -38,6 +38,20 @@ def capabilities(kind: str) -> types.ClientCapabilities:
 
 
 CLIENTS = ["neovim", "visual-studio-code", "plain"]
+#: What our own clients send to get ``snippets/didLoad``.
+OPT_IN = {"notifications": ["snippets/didLoad"]}
+#: Notifications of the LSP specification a server may send.
+STANDARD_NOTIFICATIONS = frozenset(
+    {
+        "window/showMessage",
+        "window/logMessage",
+        "telemetry/event",
+        "textDocument/publishDiagnostics",
+        "$/progress",
+        "$/logTrace",
+        "$/cancelRequest",
+    }
+)
 
 
 @dataclass
@@ -49,7 +63,10 @@ class Session:
     workspace: Path
     registrations: dict[str, types.Registration] = field(default_factory=dict)
     registration_log: list[tuple[str, str]] = field(default_factory=list)
+    #: ``snippets/didLoad`` params (the session opted in unless ``opt_in=False``).
     loads: list[Any] = field(default_factory=list)
+    #: The method of every notification the server sent, in order.
+    notifications: list[str] = field(default_factory=list)
     _load_event: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -98,6 +115,10 @@ class Session:
     async def request(self, method: str, params: object) -> Any:
         return await self.client.protocol.send_request_async(method, params)
 
+    def custom_notifications(self) -> list[str]:
+        """Notifications outside the LSP specification that the server sent."""
+        return [m for m in self.notifications if m not in STANDARD_NOTIFICATIONS]
+
     def mark(self) -> int:
         """How many loads were seen so far, to wait for the next one."""
         return len(self.loads)
@@ -134,7 +155,11 @@ SessionFactory = Callable[..., Any]
 
 @pytest_asyncio.fixture
 async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
-    """``await start(kind, settings=..., init=..., configuration=...)`` -> Session."""
+    """``await start(kind, settings=..., init=..., configuration=...)`` -> Session.
+
+    The session opts in to ``snippets/didLoad`` (as our own clients do) and waits for
+    the first one; ``opt_in=False`` sends no opt-in and waits for ``snippets/list``.
+    """
     sessions: list[Session] = []
 
     async def factory(
@@ -147,6 +172,7 @@ async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
         args: list[str] | None = None,
         capabilities_override: types.ClientCapabilities | None = None,
         initialize: bool = True,
+        opt_in: bool = True,
     ) -> Session:
         home = tmp_path / f"home{len(sessions)}"
         home.mkdir()
@@ -179,8 +205,16 @@ async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
             session.loads.append(as_dict(params))
             session._load_event.set()
 
+        handle_notification = client.protocol._handle_notification
+
+        def record_notification(method_name: str, params: Any) -> None:
+            session.notifications.append(method_name)
+            handle_notification(method_name, params)
+
+        client.protocol._handle_notification = record_notification  # type: ignore[method-assign]
+
         if initialize:
-            options: dict[str, Any] = {"pollInterval": POLL}
+            options: dict[str, Any] = {"pollInterval": POLL, **(OPT_IN if opt_in else {})}
             options.update(init or {})
             roots = folders if folders is not None else [workspace]
             await client.initialize_session(
@@ -193,7 +227,10 @@ async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
                     root_uri=roots[0].as_uri() if roots else None,
                 )
             )
-            await session.next_load(0)
+            if opt_in:
+                await session.next_load(0)
+            else:  # answered once the first generation is loaded
+                await session.request("snippets/list", {})
         return session
 
     yield factory

@@ -33,44 +33,75 @@ async def test_item_carries_preview_documentation_and_token_edit(start, kind):
     assert result is not None
     (item,) = result.items
     assert item.label == "%use-mcp"
-    assert item.detail == "Use your MCP tools to find the information"
-    assert item.label_details is not None
-    assert item.label_details.description == item.detail
+    assert item.kind == types.CompletionItemKind.Snippet
+    # The row shows the preview; detail says what accepting does, not the preview again.
+    assert item.label_details == types.CompletionItemLabelDetails(
+        description="Use your MCP tools to find the information"
+    )
+    assert item.detail == "Inserts %use-mcp"
     if kind == "plain":  # no documentationFormat declared: plain text
         assert item.documentation == SNIPPETS["use-mcp"]
-    else:
-        assert isinstance(item.documentation, types.MarkupContent)
-        assert item.documentation.kind == types.MarkupKind.Markdown
-        assert item.documentation.value == SNIPPETS["use-mcp"]
+    else:  # the value shown literally: a fenced block, not a Markdown paragraph
+        assert item.documentation == types.MarkupContent(
+            kind=types.MarkupKind.Markdown,
+            value="```text\nUse your MCP tools\n  to find   the information\n```",
+        )
     # Only the active token is replaced: from the % to the cursor, not " tail".
     assert isinstance(item.text_edit, types.TextEdit)
     assert item.text_edit.range == types.Range(start=types.Position(0, 3), end=types.Position(0, 7))
     assert item.text_edit.new_text == "%use-mcp"
 
 
-async def test_snippet_capable_client_gets_escaped_snippet_text(start):
+@pytest.mark.parametrize("kind", CLIENTS)
+@pytest.mark.parametrize("expand_on_completion", [False, True])
+async def test_every_item_is_plain_text_inserted_as_is(start, kind, expand_on_completion):
+    """Nothing may re-indent the text or read it as a snippet (docs/lsp.md, "Completion")."""
     session = await start(
-        "visual-studio-code", settings={"snippets": SNIPPETS, "expandOnCompletion": True}
+        kind, settings={"snippets": SNIPPETS, "expandOnCompletion": expand_on_completion}
     )
+    uri = session.open("a.md", "  - %")
+    result = await session.complete(uri, 0, 5)
+    assert result is not None and len(result.items) == len(SNIPPETS)
+    for item in result.items:
+        assert item.insert_text_mode == types.InsertTextMode.AsIs
+        assert item.insert_text_format == types.InsertTextFormat.PlainText
+        assert item.insert_text is None  # the textEdit is the one insert
+    if kind == "neovim":  # it lists insertTextMode in completionList.itemDefaults
+        assert result.item_defaults == types.CompletionItemDefaults(
+            insert_text_mode=types.InsertTextMode.AsIs
+        )
+    else:
+        assert result.item_defaults is None
+
+
+@pytest.mark.parametrize("kind", CLIENTS)
+async def test_value_arrives_unescaped_whatever_the_snippet_support(start, kind):
+    session = await start(kind, settings={"snippets": SNIPPETS, "expandOnCompletion": True})
     uri = session.open("a.md", "%rev")
     result = await session.complete(uri, 0, 4)
     assert result is not None
     (item,) = result.items
-    assert item.insert_text_format == types.InsertTextFormat.Snippet
     assert isinstance(item.text_edit, types.TextEdit)
-    # `$HOME`, `${1:x}`, `\` and `}` must arrive literally, never as placeholders.
-    assert item.text_edit.new_text == "Review \\$HOME \\${1:x\\} and \\\\n\\}"
-
-
-async def test_plain_client_gets_plain_text(start):
-    session = await start("plain", settings={"snippets": SNIPPETS, "expandOnCompletion": True})
-    uri = session.open("a.md", "%rev")
-    result = await session.complete(uri, 0, 4)
-    assert result is not None
-    (item,) = result.items
-    assert item.insert_text_format == types.InsertTextFormat.PlainText
-    assert isinstance(item.text_edit, types.TextEdit)
+    # `$HOME`, `${1:x}`, `\` and `}` are plain text: nothing to escape, no placeholder.
     assert item.text_edit.new_text == SNIPPETS["review"]
+    assert item.detail == "Inserts the text (1 line)"
+
+
+@pytest.mark.parametrize(
+    ("value", "markdown"),
+    [
+        pytest.param("a `b` c", "```text\na `b` c\n```", id="single-backticks"),
+        pytest.param("x ``` y", "````text\nx ``` y\n````", id="triple-backticks"),
+        pytest.param("```\n*not* # a list", "````text\n```\n*not* # a list\n````", id="fence"),
+    ],
+)
+async def test_markdown_documentation_fence_outlasts_every_backtick_run(start, value, markdown):
+    session = await start("visual-studio-code", settings={"snippets": {"v": value}})
+    uri = session.open("a.md", "%v")
+    result = await session.complete(uri, 0, 2)
+    assert result is not None
+    (item,) = result.items
+    assert item.documentation == types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown)
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
@@ -86,6 +117,7 @@ async def test_expand_on_completion_inserts_value_with_line_feeds(start, kind):
     assert item.label == "%multi"  # the popup itself does not change
     assert isinstance(item.text_edit, types.TextEdit)
     assert item.text_edit.new_text == "one\ntwo\nthree\nfour"
+    assert item.detail == "Inserts the text (4 lines)"
 
 
 @pytest.mark.parametrize(

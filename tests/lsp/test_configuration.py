@@ -8,7 +8,7 @@ import json
 import pytest
 from lsprotocol import types
 
-from .conftest import CLIENTS, as_dict
+from .conftest import CLIENTS, OPT_IN, as_dict
 
 
 async def names(session, uri=None):
@@ -116,7 +116,26 @@ async def test_in_process_watcher_reloads_when_client_cannot_watch(start, kind):
     mark = session.mark()
     session.write_settings({"snippets": {"a": "two", "b": "new"}})
     load = await session.next_load(mark)
-    assert {s["name"] for s in load["snippets"]} == {"a", "b"}
+    assert load["count"] == 2
+    assert await names(session) == {"a": "two", "b": "new"}
+
+
+async def test_settings_file_outside_every_folder_is_watched_while_the_client_holds_a_watcher(
+    start,
+):
+    """Some clients accept the watcher registration but watch only inside their
+    workspace folders; the user settings file usually lies outside them."""
+    session = await start("visual-studio-code", settings={"snippets": {"a": "one"}})
+    watcher = session.registrations.get("pi-snippets-settings-watcher")
+    assert watcher is not None  # the client took the registration ...
+    patterns = [w["globPattern"] for w in watcher.register_options["watchers"]]
+    assert str(session.settings_file) in patterns
+    assert not session.settings_file.is_relative_to(session.workspace)
+    mark = session.mark()
+    # ... and never sends workspace/didChangeWatchedFiles for the edit.
+    session.write_settings({"snippets": {"a": "two"}})
+    await session.next_load(mark)
+    assert await names(session) == {"a": "two"}
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
@@ -138,7 +157,8 @@ async def test_invalid_file_at_start_counts_as_empty_and_is_reported(start):
     session.settings_file.write_text("{not json")
     await session.client.initialize_session(
         types.InitializeParams(
-            capabilities=types.ClientCapabilities(), initialization_options={"pollInterval": 0}
+            capabilities=types.ClientCapabilities(),
+            initialization_options={"pollInterval": 0, **OPT_IN},
         )
     )
     await session.next_load(0)
@@ -154,7 +174,7 @@ async def test_untrusted_project_file_is_skipped_and_named_once(start):
     await session.client.initialize_session(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(),
-            initialization_options={"pollInterval": 0},
+            initialization_options={"pollInterval": 0, **OPT_IN},
             workspace_folders=[types.WorkspaceFolder(uri=session.workspace.as_uri(), name="ws")],
         )
     )
@@ -174,7 +194,7 @@ async def test_trusted_project_wins_per_snippet_name(start):
     await session.client.initialize_session(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(),
-            initialization_options={"pollInterval": 0, "trustProjectSettings": True},
+            initialization_options={"pollInterval": 0, "trustProjectSettings": True, **OPT_IN},
             workspace_folders=[types.WorkspaceFolder(uri=session.workspace.as_uri(), name="ws")],
         )
     )
@@ -205,7 +225,7 @@ async def test_multi_root_documents_use_their_own_folder(start, tmp_path):
     )
     result = await session.complete(uri_two, 0, 3)
     assert result is not None
-    assert result.items[0].documentation.value == "second"
+    assert result.items[0].documentation.value == "```text\nsecond\n```"
 
 
 async def test_folder_change_reloads(start, tmp_path):

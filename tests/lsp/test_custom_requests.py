@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from .conftest import CLIENTS, as_dict
@@ -98,18 +99,76 @@ async def test_list_reports_snippets_with_preview_and_source(start, kind):
     assert len(state["warnings"]) == 1 and '"Bad" (invalid name)' in state["warnings"][0]
 
 
-async def test_did_load_matches_list(start):
-    session = await start("neovim", settings={"snippets": SNIPPETS})
+async def test_did_load_is_a_slim_notice_of_the_generation(start):
+    session = await start(
+        "neovim", settings={"snippets": {**SNIPPETS, "Bad": "x"}, "shortcut": "alt+s"}
+    )
     state = as_dict(await session.request("snippets/list", {}))
-    assert session.loads[0] == state
+    assert session.loads == [
+        {
+            "generation": 1,
+            "count": 2,
+            "shortcut": "alt+s",
+            "expandOnCompletion": False,
+            "warnings": state["warnings"],
+        }
+    ]
+    assert len(state["warnings"]) == 1  # the notice carries the same problems
 
 
 async def test_reload_rereads_settings_and_announces_the_new_generation(start):
     session = await start("neovim", settings={"snippets": SNIPPETS}, init={"pollInterval": 0})
-    session.write_settings({"snippets": {"fresh": "new text"}})
+    session.write_settings({"snippets": {"fresh": "new text"}, "expandOnCompletion": True})
     mark = session.mark()
     state = as_dict(await session.request("snippets/reload", {}))
     assert [s["name"] for s in state["snippets"]] == ["fresh"]
-    assert (await session.next_load(mark)) == state
+    assert (await session.next_load(mark)) == {
+        "generation": 2,
+        "count": 1,
+        "shortcut": None,
+        "expandOnCompletion": True,
+        "warnings": [],
+    }
     result = as_dict(await session.request("snippets/expand", {"text": "%fresh %use-mcp"}))
     assert result["text"] == "new text %use-mcp"
+
+
+@pytest.mark.parametrize("kind", CLIENTS)
+async def test_no_custom_notification_without_the_opt_in(start, kind):
+    """Clients that do not know ``snippets/didLoad`` warn about it on every load."""
+    session = await start(
+        kind,
+        settings={"snippets": SNIPPETS, "shortcut": "s"},
+        init={"pollInterval": 0},
+        opt_in=False,
+    )
+    session.write_settings({"snippets": {"fresh": "new text"}})
+    await session.request("snippets/reload", {})
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=None)
+    )
+    state = as_dict(await session.request("snippets/reload", {}))
+    assert [s["name"] for s in state["snippets"]] == ["fresh"]
+    assert session.loads == []
+    assert session.custom_notifications() == []
+    # The standard messages still arrive: the first load's warning.
+    assert len(session.warnings_shown()) == 1
+
+
+@pytest.mark.parametrize(
+    ("notifications", "loads"),
+    [
+        pytest.param([], 0, id="empty-list"),
+        pytest.param(["snippets/didLoad"], 1, id="opted-in"),
+        pytest.param(["snippets/didload"], 0, id="wrong-case"),
+    ],
+)
+async def test_opt_in_names_the_method_exactly(start, notifications, loads):
+    session = await start(
+        "plain",
+        settings={"snippets": SNIPPETS},
+        init={"notifications": notifications},
+        opt_in=False,
+    )
+    await session.request("snippets/list", {})
+    assert len(session.loads) == loads

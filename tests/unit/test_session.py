@@ -139,6 +139,26 @@ def test_files_to_poll(client_watches: bool, expected: list[str]) -> None:
     assert files_to_poll(files, ["/w"], client_watches) == [Path(p) for p in expected]
 
 
+USER = Path("/home/me/.pi/agent/settings.json")
+PROJECT = Path("/work/repo/.pi/settings.json")
+
+
+@pytest.mark.parametrize(
+    ("folders", "polled"),
+    [
+        pytest.param(["/work/repo"], [USER], id="user-file-outside-the-folder"),
+        pytest.param([], [USER, PROJECT], id="no-folders"),
+        pytest.param(["/home/me"], [PROJECT], id="user-file-inside-a-folder"),
+        pytest.param(["/work/repo", "/home/me"], [], id="everything-inside"),
+        pytest.param(["/work/re"], [USER, PROJECT], id="prefix-is-not-a-parent"),
+    ],
+)
+def test_files_outside_every_folder_are_polled_while_the_client_watches(
+    folders: list[str], polled: list[Path]
+) -> None:
+    assert files_to_poll([USER, PROJECT], folders, True) == polled
+
+
 def test_combined_problems_keep_order_and_each_once() -> None:
     configs = [
         Config(warnings=("a", "b")),
@@ -218,14 +238,32 @@ def make_session(
 async def test_a_reload_is_one_generation_and_one_warning(user_file: Path) -> None:
     write(user_file, {"snippets": {"ok": "fine", "Bad": "x"}, "expandOnCompletion": "yes"})
     link = FakeLink()
-    session = make_session(user_file, link)
+    session = make_session(user_file, link, {"notifications": ["snippets/didLoad"]})
     config = await session.reload()
     assert [s.name for s in config.snippets] == ["ok"]
     assert session.generation == 1
     [(kind, text)] = link.shown
     assert kind == "warning" and text.startswith("pi-simple-snippets: ")
     assert "Bad" in text and "expandOnCompletion" in text
-    assert [method for method, _ in link.notified] == ["snippets/didLoad"]
+    [(method, notice)] = link.notified
+    assert method == "snippets/didLoad"
+    assert notice == {
+        "generation": 1,
+        "count": 1,
+        "shortcut": None,
+        "expandOnCompletion": False,
+        "warnings": list(config.warnings),
+    }
+
+
+async def test_no_notification_without_the_opt_in(user_file: Path) -> None:
+    write(user_file, {"snippets": {"ok": "fine"}})
+    link = FakeLink()
+    session = make_session(user_file, link)
+    await session.reload()
+    await session.reload()
+    assert session.generation == 2
+    assert link.notified == []
 
 
 async def test_bad_initialization_options_are_in_the_generations_warning(

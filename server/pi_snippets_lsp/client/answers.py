@@ -2,7 +2,7 @@
 
 ``SnippetsClient`` asks in LSP terms and hands back what the in-process API returns: a
 completion list becomes ``Suggestions`` (the inverse of ``translate.completion_list``),
-``snippets/list`` a ``SnippetsListing``.
+``snippets/list`` a ``SnippetsListing``, ``snippets/didLoad`` a ``LoadNotice``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from ..completion import Suggestion, Suggestions
 from ..documents import Document, Position
 from ..grammar import find_token
-from ..protocol import SnippetsListing
+from ..protocol import DID_LOAD, LoadNotice, SnippetsListing
 from .errors import SnippetsClientError
 
 JSON = Any
@@ -29,6 +29,13 @@ def parse_listing(method: str, result: JSON) -> SnippetsListing:
         return SnippetsListing.model_validate(result)
     except ValidationError as exc:
         raise SnippetsClientError(f"{method}: unexpected result {result!r}") from exc
+
+
+def parse_notice(params: JSON) -> LoadNotice:
+    try:
+        return LoadNotice.model_validate(params)
+    except ValidationError as exc:
+        raise SnippetsClientError(f"{DID_LOAD}: unexpected params {params!r}") from exc
 
 
 def parse_suggestions(result: JSON, document: Document, cursor: int) -> Suggestions:

@@ -26,8 +26,8 @@ from typing import IO, Any, Final, NamedTuple
 from .. import __version__
 from ..completion import Suggestions
 from ..documents import Document
-from ..protocol import DID_LOAD, EXPAND, LIST, RELOAD, ExpandResult, SnippetsListing
-from .answers import ENCODING, parse_listing, parse_suggestions
+from ..protocol import DID_LOAD, EXPAND, LIST, RELOAD, ExpandResult, LoadNotice, SnippetsListing
+from .answers import ENCODING, parse_listing, parse_notice, parse_suggestions
 from .errors import (
     ServerExitedError,
     ServerUnavailableError,
@@ -65,9 +65,9 @@ class SnippetsClient:
     ``client/unregisterCapability`` get ``null``, ``workspace/configuration`` one ``null``
     per item, ``window/showMessageRequest`` ``null``, ``workspace/workspaceFolders`` our
     folders, anything else a MethodNotFound error. ``window/showMessage``,
-    ``window/logMessage`` and ``snippets/didLoad`` are collected (``messages``,
-    ``log_messages``, ``loads``); callbacks run on the reader thread and must not make
-    requests (that would wait for themselves).
+    ``window/logMessage`` and ``snippets/didLoad`` (the client opts in to it) are
+    collected (``messages``, ``log_messages``, ``loads``); callbacks run on the reader
+    thread and must not make requests (that would wait for themselves).
     """
 
     def __init__(
@@ -93,7 +93,7 @@ class SnippetsClient:
         self._lost: ServerExitedError | None = None
         self._load_condition = threading.Condition()
         self._load_count = 0
-        self._last_load: SnippetsListing | None = None
+        self._last_load: LoadNotice | None = None
         self._documents: dict[str, tuple[int, str]] = {}
         self._document_locks: dict[str, threading.Lock] = {}
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
@@ -106,10 +106,8 @@ class SnippetsClient:
         self.log_messages: collections.deque[ShowMessage] = collections.deque(
             maxlen=_KEEP_NOTIFICATIONS
         )
-        #: ``snippets/didLoad`` notifications, oldest first (the last 1000).
-        self.loads: collections.deque[SnippetsListing] = collections.deque(
-            maxlen=_KEEP_NOTIFICATIONS
-        )
+        #: ``snippets/didLoad`` notices, oldest first (the last 1000).
+        self.loads: collections.deque[LoadNotice] = collections.deque(maxlen=_KEEP_NOTIFICATIONS)
         #: The ``initialize`` result: ``capabilities`` and ``serverInfo``.
         self.server_info: dict[str, JSON] = {}
 
@@ -243,7 +241,16 @@ class SnippetsClient:
         root_uri: str | None = None,
         workspace_folders: Sequence[Mapping[str, str]] | None = None,
     ) -> dict[str, JSON]:
-        """``initialize`` with the minimal capabilities ``{}``, then ``initialized``."""
+        """``initialize`` with the minimal capabilities ``{}``, then ``initialized``.
+
+        The options always opt in to ``snippets/didLoad`` (``notifications``), which
+        ``loads`` and ``wait_for_load`` rely on.
+        """
+        options = dict(initialization_options or {})
+        wanted = options.get("notifications")
+        wanted = list(wanted) if isinstance(wanted, list | tuple) else []
+        if DID_LOAD not in wanted:
+            options["notifications"] = [*wanted, DID_LOAD]
 
         result = self.request(
             "initialize",
@@ -255,7 +262,7 @@ class SnippetsClient:
                     [dict(f) for f in workspace_folders] if workspace_folders else None
                 ),
                 "capabilities": {},
-                "initializationOptions": dict(initialization_options or {}),
+                "initializationOptions": options,
             },
         )
         self.server_info = result if isinstance(result, dict) else {}
@@ -313,12 +320,12 @@ class SnippetsClient:
 
     def _on_did_load(self, params: JSON) -> None:
         try:
-            listing = parse_listing(DID_LOAD, params)
+            notice = parse_notice(params)
         except SnippetsClientError:
             return
         with self._load_condition:
-            self.loads.append(listing)
-            self._last_load = listing
+            self.loads.append(notice)
+            self._last_load = notice
             self._load_count += 1
             self._load_condition.notify_all()
 
@@ -353,11 +360,13 @@ class SnippetsClient:
         with self._load_condition:
             return self._load_count
 
-    def wait_for_load(self, count: int = 1, timeout: float | None = None) -> SnippetsListing:
+    def wait_for_load(self, count: int = 1, timeout: float | None = None) -> LoadNotice:
         """Wait until ``count`` ``snippets/didLoad`` arrived in all; return the latest.
 
         Useful after editing a settings file: ``n = client.load_count``, edit, then
-        ``client.wait_for_load(n + 1)``.
+        ``client.wait_for_load(n + 1)``. The notice has the generation, the snippet
+        count, shortcut, ``expandOnCompletion`` and warnings; ``list()`` gives the
+        snippets themselves.
         """
         wait = self.timeout if timeout is None else timeout
         with self._load_condition:

@@ -1,0 +1,181 @@
+"""The LSP shapes of completion items and the client capabilities they depend on.
+
+docs/lsp.md, "Completion": plain text inserted as is, the value shown literally, the
+preview on the row and what accepting does in ``detail``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from lsprotocol import types
+
+from pi_snippets_lsp.completion import Suggestion, suggest
+from pi_snippets_lsp.config import Layer, validate_layers
+from pi_snippets_lsp.options import ClientFeatures
+from pi_snippets_lsp.translate import completion_list, literal_markdown
+
+
+def suggestion(value: str, insert: str, name: str = "rev") -> Suggestion:
+    return Suggestion(
+        name=name, value=value, source="s.json", rank=0, preview="p", insert_text=insert
+    )
+
+
+# --------------------------------------------------------------------------- detail
+
+
+@pytest.mark.parametrize(
+    ("insert", "detail"),
+    [
+        pytest.param("%rev", "Inserts %rev", id="marker"),
+        pytest.param("Review this", "Inserts the text (1 line)", id="one-line"),
+        pytest.param("a\nb", "Inserts the text (2 lines)", id="two-lines"),
+        pytest.param("a\n", "Inserts the text (2 lines)", id="trailing-newline"),
+        pytest.param("a\n\n\nb", "Inserts the text (4 lines)", id="blank-lines"),
+    ],
+)
+def test_detail_says_what_accepting_inserts(insert: str, detail: str) -> None:
+    assert suggestion("whatever", insert).accept_summary == detail
+
+
+# --------------------------------------------------------------------------- documentation
+
+
+@pytest.mark.parametrize(
+    ("value", "block"),
+    [
+        pytest.param("plain", "```text\nplain\n```", id="no-backticks"),
+        pytest.param("`x`", "```text\n`x`\n```", id="one-backtick"),
+        pytest.param("a ``` b", "````text\na ``` b\n````", id="three-backticks"),
+        pytest.param("`````", "``````text\n`````\n``````", id="five-backticks"),
+        pytest.param("# h\n* i\n\tj", "```text\n# h\n* i\n\tj\n```", id="markdown-syntax"),
+    ],
+)
+def test_literal_markdown_fences_longer_than_any_backtick_run(value: str, block: str) -> None:
+    assert literal_markdown(value) == block
+
+
+@given(st.text(alphabet="`ab\n \t~*#", max_size=40))
+def test_no_line_of_the_value_can_close_the_fence(value: str) -> None:
+    block = literal_markdown(value)
+    fence = block.split("text\n", 1)[0]
+    assert len(fence) >= 3 and set(fence) == {"`"}
+    assert block == f"{fence}text\n{value}\n{fence}"
+    for line in value.split("\n"):
+        # CommonMark: a closing fence is a run of at least as many backticks.
+        closing = " {0,3}`{" + str(len(fence)) + ",} *"
+        assert not re.fullmatch(closing, line)
+
+
+# --------------------------------------------------------------------------- items
+
+
+def items_for(features: ClientFeatures, expand: bool = True) -> types.CompletionList:
+    namespace = {
+        "snippets": {"rev": "Review $HOME:\n\t`x` }\nend", "tdd": "Tests"},
+        "expandOnCompletion": expand,
+    }
+    config = validate_layers([Layer(source="s.json", settings={"piSimpleSnippets": namespace})])
+    before = "  - %"
+    suggestions = suggest(before, config)
+    assert suggestions is not None
+    return completion_list(suggestions, 3, before, "utf-16", features)
+
+
+FEATURES = {
+    "bare": ClientFeatures(),
+    "markdown-and-defaults": ClientFeatures(
+        completion_markdown=True, item_defaults=frozenset({"insertTextMode", "editRange"})
+    ),
+}
+
+
+@pytest.mark.parametrize("features", FEATURES.values(), ids=FEATURES.keys())
+def test_items_are_plain_text_inserted_as_is(features: ClientFeatures) -> None:
+    result = items_for(features)
+    for item in result.items:
+        assert item.insert_text_format == types.InsertTextFormat.PlainText
+        assert item.insert_text_mode == types.InsertTextMode.AsIs
+    (rev, _) = result.items
+    assert rev.text_edit == types.TextEdit(
+        range=types.Range(start=types.Position(3, 4), end=types.Position(3, 5)),
+        new_text="Review $HOME:\n\t`x` }\nend",
+    )
+
+
+def test_item_defaults_only_for_clients_that_take_them() -> None:
+    assert items_for(FEATURES["bare"]).item_defaults is None
+    assert items_for(FEATURES["markdown-and-defaults"]).item_defaults == (
+        types.CompletionItemDefaults(insert_text_mode=types.InsertTextMode.AsIs)
+    )
+
+
+def test_item_shape_for_a_markdown_client() -> None:
+    (rev, _) = items_for(FEATURES["markdown-and-defaults"]).items
+    assert rev.label == "%rev"
+    assert rev.label_details == types.CompletionItemLabelDetails(
+        description="Review $HOME: `x` } end"
+    )
+    assert rev.detail == "Inserts the text (3 lines)"
+    assert rev.documentation == types.MarkupContent(
+        kind=types.MarkupKind.Markdown, value="```text\nReview $HOME:\n\t`x` }\nend\n```"
+    )
+
+
+def test_item_shape_for_a_plain_client() -> None:
+    (rev, tdd) = items_for(FEATURES["bare"], expand=False).items
+    assert rev.documentation == "Review $HOME:\n\t`x` }\nend"
+    assert rev.detail == "Inserts %rev"
+    assert tdd.text_edit is not None and tdd.text_edit.new_text == "%tdd"
+
+
+# --------------------------------------------------------------------------- capabilities
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "markdown", "defaults"),
+    [
+        pytest.param({}, False, frozenset(), id="nothing"),
+        pytest.param(
+            {
+                "textDocument": {
+                    "completion": {"completionItem": {"documentationFormat": ["markdown"]}}
+                }
+            },
+            True,
+            frozenset(),
+            id="markdown-docs",
+        ),
+        pytest.param(
+            {
+                "textDocument": {
+                    "completion": {"completionItem": {"documentationFormat": "markdown"}}
+                }
+            },
+            False,
+            frozenset(),
+            id="format-not-a-list",
+        ),
+        pytest.param(
+            {
+                "textDocument": {
+                    "completion": {"completionList": {"itemDefaults": ["insertTextMode", 3]}}
+                }
+            },
+            False,
+            frozenset({"insertTextMode"}),
+            id="item-defaults",
+        ),
+        pytest.param({"textDocument": []}, False, frozenset(), id="malformed"),
+    ],
+)
+def test_completion_capabilities_are_read_once(
+    capabilities: object, markdown: bool, defaults: frozenset[str]
+) -> None:
+    features = ClientFeatures.from_json(capabilities)
+    assert features.completion_markdown is markdown
+    assert features.item_defaults == defaults
