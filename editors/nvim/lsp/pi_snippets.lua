@@ -17,6 +17,8 @@ return {
   cmd = { 'pi-snippets-lsp' },
   filetypes = { 'markdown', 'text', 'gitcommit' },
   root_markers = { '.pi', '.git' },
+  -- The server sends its own notification only to clients that ask for it.
+  init_options = { notifications = { 'snippets/didLoad' } },
   handlers = {
     ['snippets/didLoad'] = function(err, result, ctx)
       return require('pi_snippets')._on_did_load(err, result, ctx)

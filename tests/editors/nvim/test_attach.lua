@@ -43,6 +43,18 @@ H.run('attach', function()
   H.eq(result.shortcut, 'ctrl+shift+s', 'didLoad shortcut')
   H.eq(result.expandOnCompletion, false, 'didLoad expandOnCompletion')
   H.eq(result.warnings, {}, 'no warnings')
+  H.eq(loads[1].notice, {
+    generation = 1,
+    count = 2,
+    shortcut = 'ctrl+shift+s',
+    expandOnCompletion = false,
+    warnings = {},
+  }, 'the didLoad notice')
+  H.eq(
+    client.config.init_options,
+    { notifications = { 'snippets/didLoad' } },
+    'the client opts in to snippets/didLoad'
+  )
 
   -- Shortcut: buffer-local insert-mode expr mapping.
   local ps = require('pi_snippets')

@@ -1,9 +1,10 @@
 -- textDocument/completion with hand-built params (a Normal-mode cursor cannot
--- sit after the last character), and applying an item the way Neovim's
--- vim.lsp.completion does for insertTextFormat = Snippet.
+-- sit after the last character), and applying an item's textEdit the way
+-- nvim-cmp and blink.cmp apply a plain-text item (vim.lsp.util.apply_text_edits).
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 
-local SNIPPET = 2 -- lsp.InsertTextFormat.Snippet
+local PLAIN_TEXT = 1 -- lsp.InsertTextFormat.PlainText
+local AS_IS = 1 -- lsp.InsertTextMode.asIs
 
 --- @param client vim.lsp.Client
 --- @param buf integer
@@ -53,29 +54,14 @@ local function find(items, label)
   error('no item ' .. label .. ' in ' .. vim.inspect(items))
 end
 
---- Applies an item like vim.lsp.completion's CompleteDone handler: remove the
---- typed token (the textEdit range) and vim.snippet.expand() the newText at
---- its start (PlainText items are applied as a plain text edit).
+--- Applies an item's textEdit as a plain text edit.
 --- @param buf integer
 --- @param item lsp.CompletionItem
 --- @param client vim.lsp.Client
 local function accept(buf, item, client)
   local te = item.textEdit
   assert(te and te.range, 'item has a textEdit with a range')
-  if item.insertTextFormat == SNIPPET then
-    local row = te.range.start.line
-    local line = vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
-    local scol = vim.str_byteindex(line, client.offset_encoding, te.range.start.character, false)
-    local ecol = vim.str_byteindex(line, client.offset_encoding, te.range['end'].character, false)
-    vim.api.nvim_buf_set_text(buf, te.range.start.line, scol, te.range['end'].line, ecol, { '' })
-    vim.api.nvim_win_set_cursor(0, { te.range.start.line + 1, scol })
-    vim.snippet.expand(te.newText)
-    if vim.snippet.active() then
-      vim.snippet.stop()
-    end
-  else
-    vim.lsp.util.apply_text_edits({ te }, buf, client.offset_encoding)
-  end
+  vim.lsp.util.apply_text_edits({ te }, buf, client.offset_encoding)
 end
 
 local function set_lines(buf, lines)
@@ -110,10 +96,16 @@ H.run('completion', function()
     ['end'] = { line = 0, character = #'Please %us' },
   }, 'textEdit range from % to the cursor')
   H.eq(item.textEdit.newText, '%use-mcp', 'newText is the marker')
-  H.eq(item.insertTextFormat, SNIPPET, 'Snippet format (Neovim advertises snippetSupport)')
+  H.eq(item.insertTextFormat, PLAIN_TEXT, 'plain text, although Neovim advertises snippetSupport')
+  H.eq(item.insertTextMode, AS_IS, 'inserted as is')
+  H.eq(item.detail, 'Inserts %use-mcp', 'detail says what accepting does')
+  H.eq(
+    item.labelDetails.description,
+    'Use your MCP tools to find the information',
+    'the preview on the row'
+  )
   H.eq(item.filterText, '%use-mcp', 'filterText')
   H.ok(type(item.sortText) == 'string', 'sortText present')
-  H.ok(type(item.detail) == 'string' and item.detail:find('Use your MCP', 1, true), 'preview')
 
   -- Accepting keeps the text after the cursor.
   accept(buf, item, client)
@@ -160,7 +152,8 @@ H.run('completion', function()
   set_lines(buf, { 'Run %en please' })
   result = complete(client, buf, 0, #'Run %en')
   item = find(items_of(result), '%env')
-  H.eq(item.insertTextFormat, SNIPPET, 'Snippet format for the value')
+  H.eq(item.insertTextFormat, PLAIN_TEXT, 'plain text for the value')
+  H.eq(item.textEdit.newText, 'echo $HOME ${1:x} \\ } $0 end', 'nothing escaped')
   accept(buf, item, client)
   H.eq(
     vim.api.nvim_buf_get_lines(buf, 0, -1, false),

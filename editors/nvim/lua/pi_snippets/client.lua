@@ -1,11 +1,13 @@
 --- pi_snippets.client: the glue between Neovim's LSP client and the plugin.
 --- Installs the LspAttach/LspDetach autocmds, enables completion in attached
---- buffers, keeps the last configuration each client reported
---- (`snippets/didLoad`, `snippets/list`, `snippets/reload`) and rebinds the
---- shortcut from it, and says once when the server command cannot be run.
+--- buffers (pi_snippets.completion), keeps the last configuration each client
+--- reported (`snippets/list` and `snippets/reload`, fetched again on every
+--- `snippets/didLoad` notice) and rebinds the shortcut from it, and says once
+--- when the server command cannot be run.
 
 local util = require('pi_snippets.util')
 local keys = require('pi_snippets.keys')
+local completion = require('pi_snippets.completion')
 
 local M = {}
 
@@ -25,13 +27,17 @@ local AUGROUP = 'pi_snippets'
 --- @field expandOnCompletion boolean
 --- @field warnings string[]
 
---- Last configuration reported by each client (didLoad / list / reload).
+--- The `snippets/didLoad` notice (the plugin opts in to it in lsp/pi_snippets.lua).
+--- @class pi_snippets.LoadNotice
+--- @field generation integer
+--- @field count integer
+--- @field shortcut string|vim.NIL|nil
+--- @field expandOnCompletion boolean
+--- @field warnings string[]
+
+--- Last configuration reported by each client (list / reload).
 --- @type table<integer, pi_snippets.LoadResult>
 local loaded = {}
-
---- Buffers where we called vim.lsp.completion.enable(), per client.
---- @type table<integer, table<integer, true>>
-local completion_bufs = {}
 
 --- Stores a client's configuration and rebinds the shortcut in its buffers.
 --- @param client_id integer
@@ -69,72 +75,38 @@ function M.loaded(client_id)
 end
 
 --- True when the plugin enabled completion in `buf` for some pi_snippets client.
---- @param buf integer
---- @return boolean
-function M.completion_enabled(buf)
-  for _, bufs in pairs(completion_bufs) do
-    if bufs[buf] then
-      return true
-    end
-  end
-  return false
-end
+M.completion_enabled = completion.enabled
 
---- Handler for the server notification `snippets/didLoad`.
+--- Handler for the server notification `snippets/didLoad`: a new generation.
+--- The notice has no snippet values, so the configuration is listed again;
+--- then the shortcut is rebound and `User PiSnippetsLoaded` fires with
+--- `data = { client_id, result, notice }` (`result` shaped like `snippets/list`).
 --- @param err lsp.ResponseError?
---- @param result pi_snippets.LoadResult
+--- @param notice pi_snippets.LoadNotice
 --- @param ctx lsp.HandlerContext
-function M.on_did_load(err, result, ctx)
-  if err or type(result) ~= 'table' then
+function M.on_did_load(err, notice, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if err or type(notice) ~= 'table' or not client then
     return
   end
-  M.remember(ctx.client_id, result)
-  api.nvim_exec_autocmds('User', {
-    pattern = 'PiSnippetsLoaded',
-    modeline = false,
-    data = { client_id = ctx.client_id, result = result },
-  })
-end
-
---- With a 'completeopt' lacking noselect/noinsert, Neovim inserts the first
---- match as soon as the popup opens (on `%` with autotrigger). Give the buffer
---- a local value that only shows the menu, unless the user chose one for it.
---- @param buf integer
---- @param opts pi_snippets.Options
-local function adjust_completeopt(buf, opts)
-  if type(opts.completeopt) ~= 'string' then
-    return
-  end
-  if api.nvim_get_option_value('completeopt', { scope = 'local', buf = buf }) ~= '' then
-    return
-  end
-  local global = vim.split(vim.go.completeopt, ',', { plain = true })
-  if vim.list_contains(global, 'noselect') or vim.list_contains(global, 'noinsert') then
-    return
-  end
-  api.nvim_set_option_value('completeopt', opts.completeopt, { scope = 'local', buf = buf })
-end
-
---- @param client vim.lsp.Client
---- @param buf integer
-local function enable_completion(client, buf)
-  local opts = util.options()
-  if not opts.completion or (completion_bufs[client.id] or {})[buf] then
-    return
-  end
-  if not client:supports_method('textDocument/completion', buf) then
-    return
-  end
-  vim.lsp.completion.enable(true, client.id, buf, { autotrigger = opts.autotrigger })
-  adjust_completeopt(buf, opts)
-  completion_bufs[client.id] = completion_bufs[client.id] or {}
-  completion_bufs[client.id][buf] = true
+  client:request('snippets/list', vim.empty_dict(), function(list_err, result)
+    if list_err or type(result) ~= 'table' then
+      util.warn_once(('snippets/list failed: %s'):format(list_err and list_err.message or '?'))
+      return
+    end
+    M.remember(ctx.client_id, result)
+    api.nvim_exec_autocmds('User', {
+      pattern = 'PiSnippetsLoaded',
+      modeline = false,
+      data = { client_id = ctx.client_id, result = result, notice = notice },
+    })
+  end)
 end
 
 --- @param client vim.lsp.Client
 --- @param buf integer
 function M.on_attach(client, buf)
-  enable_completion(client, buf)
+  completion.enable(client, buf)
   local known = loaded[client.id]
   if known then
     keys.bind(buf, client.id, known.shortcut)
@@ -152,13 +124,7 @@ end
 --- @param buf integer
 function M.on_detach(client_id, buf)
   keys.unbind(buf, client_id)
-  local bufs = completion_bufs[client_id]
-  if bufs and bufs[buf] then
-    bufs[buf] = nil
-    if api.nvim_buf_is_valid(buf) then
-      pcall(vim.lsp.completion.enable, false, client_id, buf)
-    end
-  end
+  completion.disable(client_id, buf)
 end
 
 --- Applies the current options to every running client's buffers (after setup()).
@@ -166,7 +132,7 @@ function M.apply_options()
   for _, client in ipairs(vim.lsp.get_clients({ name = util.name })) do
     local result = loaded[client.id]
     for buf in pairs(client.attached_buffers) do
-      enable_completion(client, buf)
+      completion.enable(client, buf)
       keys.bind(buf, client.id, result and result.shortcut)
     end
   end
@@ -255,6 +221,18 @@ function M.install()
       elseif not client then
         M.on_detach(args.data.client_id, args.buf)
       end
+    end,
+  })
+  api.nvim_create_autocmd('CompleteDone', {
+    group = group,
+    desc = 'pi_snippets: insert the whole text of an accepted item',
+    callback = completion.on_complete_done,
+  })
+  api.nvim_create_autocmd('InsertEnter', {
+    group = group,
+    desc = 'pi_snippets: leave completion to nvim-cmp or blink.cmp once loaded',
+    callback = function(args)
+      completion.on_insert_enter(args.buf)
     end,
   })
   api.nvim_create_autocmd('FileType', {

@@ -1,6 +1,10 @@
 -- :checkhealth pi_snippets
 local M = {}
 
+local function ps_options()
+  return require('pi_snippets.util').options()
+end
+
 function M.check()
   local health = vim.health
   health.start('pi_snippets')
@@ -40,6 +44,15 @@ function M.check()
       'pi_snippets is not enabled',
       { "add vim.lsp.enable('pi_snippets') to your config" }
     )
+  end
+
+  local engine = require('pi_snippets.completion').other_engine()
+  if engine then
+    health.info(('completion is left to %s (its LSP source lists the snippets)'):format(engine))
+  elseif ps_options().completion then
+    health.info('completion: the built-in menu (vim.lsp.completion)')
+  else
+    health.info('completion: off (setup({ completion = false }))')
   end
 
   local ps = require('pi_snippets')

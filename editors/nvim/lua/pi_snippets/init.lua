@@ -4,8 +4,10 @@
 --- `plugin/pi_snippets.lua`. The logic is split by concern:
 ---   pi_snippets.keys      shortcut translation and the Insert-mode mapping
 ---   pi_snippets.commands  :PiSnippetsExpand / List / Reload
----   pi_snippets.client    attach/detach, snippets/didLoad, completion,
----                         the server command check
+---   pi_snippets.client    attach/detach, snippets/didLoad, the server
+---                         command check
+---   pi_snippets.completion  the built-in menu (or none under nvim-cmp /
+---                         blink.cmp), finishing an accepted multi-line item
 ---   pi_snippets.util      client name, options, messages
 ---   pi_snippets.health    :checkhealth pi_snippets
 --- See `:help pi_snippets`.
