@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone. Installs what it needs (a virtualenv with the
-# package and its test tools; Debian's Emacs + eglot and, through the VS Code test, code-server
-# and Chromium when run as root), then runs: ruff, mypy --strict, the package check (sdist and
-# wheel built, checked and installed into a fresh venv), the real VS Code end-to-end test, and
-# pytest (unit and property tests, LSP sessions against the real server, real Neovim
-# and Emacs sessions, the frontend client and the Node example, the prompt_toolkit and llm
-# integrations, whose libraries the `test` extra brings).
+# package and its test tools; Debian's Emacs with eglot, lsp-mode, company and yasnippet;
+# through the VS Code test, code-server and Chromium when run as root), then runs: ruff,
+# mypy --strict, the package check (sdist and wheel built, checked and installed into a
+# fresh venv), the real VS Code end-to-end test, and pytest (unit and property tests, LSP
+# sessions against the real server, real Neovim and Emacs sessions, the frontend client and
+# the Node example, the prompt_toolkit and llm integrations, whose libraries the `test`
+# extra brings).
 #
 #   bash scripts/test.sh [pytest args]
 #
@@ -26,8 +27,10 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test,dev,editors]" || exit 1
 if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
-    if ! command -v emacs >/dev/null || ! compgen -G "/usr/share/emacs/site-lisp/elpa/eglot*" >/dev/null; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq emacs-nox elpa-eglot >/dev/null
+    if ! command -v emacs >/dev/null || ! compgen -G "/usr/share/emacs/site-lisp/elpa/eglot*" >/dev/null \
+        || ! compgen -G "/usr/share/emacs/site-lisp/elpa/lsp-mode*" >/dev/null; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq emacs-nox \
+            elpa-eglot elpa-lsp-mode elpa-company elpa-markdown-mode elpa-yasnippet >/dev/null
     fi
 fi
 export PATH="$venv/bin:$PATH"

@@ -17,15 +17,17 @@
 ;; - registers the server in `eglot-server-programs' for the major modes in
 ;;   `pi-snippets-modes' (markdown, gfm, text and org by default);
 ;; - sends `initializationOptions' with `:trustProjectSettings' (from
-;;   `pi-snippets-trust-project-settings') and, optionally,
-;;   `:piSimpleSnippets' (from `pi-snippets-settings');
+;;   `pi-snippets-trust-project-settings'), the opt-in to the server's
+;;   `snippets/didLoad' notification and, optionally, `:piSimpleSnippets'
+;;   (from `pi-snippets-settings');
 ;; - commands `pi-snippets-expand-region' and `pi-snippets-expand-buffer'
 ;;   that replace every `%name' marker with its snippet text, through the
 ;;   server's `snippets/expand' request (the same pass Pi runs on submit);
 ;; - commands `pi-snippets-reload' and `pi-snippets-list';
-;; - handles the server's `snippets/didLoad' notification: remembers the
-;;   snippets, shows configuration warnings, and binds the configured
-;;   `shortcut' (it inserts `%' and asks for completion) in managed buffers;
+;; - handles the server's `snippets/didLoad' notification: shows
+;;   configuration warnings, lists the snippets again, and binds the
+;;   configured `shortcut' (it inserts `%' and asks for completion) in
+;;   managed buffers;
 ;; - a completion-at-point wrapper so that `%name' tokens complete even in
 ;;   modes whose syntax table does not treat `%' as part of a word.
 ;;
@@ -137,9 +139,12 @@ typing `%' and asking for completion does."
   (if value t :json-false))
 
 (defun pi-snippets--initialization-options ()
-  "Build the `initializationOptions' object sent to pi-snippets-lsp."
+  "Build the `initializationOptions' object sent to pi-snippets-lsp.
+It opts in to `snippets/didLoad': the server sends its own
+notification only to clients that ask for it."
   (append (list :trustProjectSettings
-                (pi-snippets--json-bool pi-snippets-trust-project-settings))
+                (pi-snippets--json-bool pi-snippets-trust-project-settings)
+                :notifications ["snippets/didLoad"])
           (and pi-snippets-settings
                (list :piSimpleSnippets pi-snippets-settings))))
 
@@ -249,13 +254,21 @@ A plist with keys :snippets (a vector of plists with :name :value
 ;;;; Notification
 
 (cl-defmethod eglot-handle-notification
-  (server (_method (eql 'snippets/didLoad)) &rest params
+  (server (_method (eql 'snippets/didLoad)) &rest _params
           &key warnings &allow-other-keys)
   "Handle the `snippets/didLoad' notification SERVER sends.
-PARAMS has the shape of a `snippets/list' result: store it for
-SERVER and show its WARNINGS."
-  (pi-snippets--store server params)
-  (pi-snippets--show-warnings (append warnings nil)))
+It announces a new generation (`:generation', `:count', `:shortcut',
+`:expandOnCompletion', WARNINGS) without the snippet values: show
+the WARNINGS, then list the snippets again (`snippets/list') and
+store the result for SERVER, which rebinds the shortcut."
+  (pi-snippets--show-warnings (append warnings nil))
+  (jsonrpc-async-request server :snippets/list (make-hash-table)
+                         :success-fn (lambda (result)
+                                       (pi-snippets--store server result))
+                         :error-fn (lambda (error)
+                                     (message "pi-simple-snippets: snippets/list failed: %S"
+                                              error))
+                         :timeout pi-snippets-request-timeout))
 
 ;;;; Completion
 

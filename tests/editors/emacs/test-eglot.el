@@ -45,6 +45,8 @@
 
 (defconst pi-test--use-mcp "Use your MCP tools to find the information")
 (defconst pi-test--brief "Be brief.")
+(defconst pi-test--rev "Review $HOME:\n\tuse `x` }\n  end ${1:y}"
+  "A multi-line value with $HOME, a backtick, a tab and a closing brace.")
 
 (defun pi-test--log (fmt &rest args)
   "Print FMT with ARGS on stderr with a prefix."
@@ -135,6 +137,11 @@ Return PREDICATE's value, or nil on timeout."
           eglot-connect-timeout 30
           eglot-autoreconnect nil
           eglot-send-changes-idle-time 0.1)
+    ;; Eglot declares snippet support when yasnippet is on, as in most set-ups
+    ;; (Debian's elpa-yasnippet): the items must still arrive as plain text.
+    (when (require 'yasnippet nil t)
+      (yas-global-mode 1))
+    (pi-test--log "yasnippet: %s" (if (bound-and-true-p yas-global-mode) "on" "not installed"))
     (pi-test--log "server command: %S" command)
     (pi-test--require (executable-find (car command))
                       "server executable found" "%s not on PATH" (car command))
@@ -177,6 +184,10 @@ Return PREDICATE's value, or nil on timeout."
                                       :trustProjectSettings)
                            :json-false)
                     "initializationOptions.trustProjectSettings is false")
+    (pi-test--check (equal (plist-get (eglot-initialization-options pi-test--server)
+                                      :notifications)
+                           ["snippets/didLoad"])
+                    "initializationOptions opts in to snippets/didLoad")
     (pi-test--check (memq #'pi-snippets-completion-at-point completion-at-point-functions)
                     "pi-snippets capf installed in the managed buffer")
 
@@ -345,6 +356,47 @@ Return PREDICATE's value, or nil on timeout."
                                         (nth 2 capf)))))
                         "%brief offered in org-mode"))
       (set-buffer-modified-p nil))
+
+    ;; expandOnCompletion: exactly the configured text arrives, on an indented
+    ;; list line and at the end of a file without a final newline.
+    (pi-test--write-file
+     (expand-file-name "settings.json" agent-dir)
+     (json-encode
+      `((piSimpleSnippets
+         . ((expandOnCompletion . t)
+            (snippets . ((rev . ,pi-test--rev) (brief . ,pi-test--brief))))))))
+    (set-buffer buffer)
+    (with-timeout (15 nil) (pi-snippets-reload))
+    (let ((list-file (expand-file-name "list.txt" project))
+          (eof-file (expand-file-name "noeol.txt" project)))
+      (pi-test--write-file list-file "")
+      (pi-test--write-file eof-file "intro\nsee ")
+      (dolist (case `((,list-file "  - %rev" ,(concat "  - " pi-test--rev) "indented list line")
+                      (,eof-file "%rev" ,(concat "intro\nsee " pi-test--rev)
+                                 "end of a file without a final newline")))
+        (pcase-let ((`(,file ,typed ,expected ,what) case))
+          (set-buffer (find-file-noselect file))
+          (pi-test--check (pi-test--wait (lambda () (eglot-managed-p)) 10)
+                          (format "%s: the buffer is managed" what))
+          (goto-char (point-max))
+          (insert typed)
+          (let ((completion-styles '(basic))
+                (completion-cycle-threshold nil))
+            (with-timeout (20 (pi-test--log "completion-at-point timed out"))
+              (completion-at-point)))
+          (pi-test--check (equal (buffer-string) expected)
+                          (format "%s: exactly the configured text" what)
+                          "buffer: %S" (buffer-string))
+          (pi-test--check (= (point) (point-max))
+                          (format "%s: point after the text" what))
+          (let ((require-final-newline nil))
+            (save-buffer))
+          (pi-test--check (equal (with-temp-buffer
+                                   (let ((coding-system-for-read 'utf-8-unix))
+                                     (insert-file-contents file))
+                                   (buffer-string))
+                                 expected)
+                          (format "%s: the saved file holds it byte for byte" what)))))
     (pi-test--finish (if (= pi-test--failures 0) 0 1))))
 
 (run-at-time pi-test--timeout nil
