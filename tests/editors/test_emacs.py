@@ -1,7 +1,10 @@
-"""Run the Emacs/eglot batch test (tests/editors/emacs/test-eglot.el) against the server.
+"""Run the Emacs batch tests against the server: eglot with our package
+(tests/editors/emacs/test-eglot.el) and lsp-mode configured only from its own documentation
+(tests/editors/emacs/test-lsp-mode.el).
 
 Needs `emacs` (28+) with eglot: Debian's `emacs-nox` + `elpa-eglot`, or Emacs 29+ where eglot is
-built in. Without them the test is skipped locally and fails under CI (env `CI` set).
+built in; and for lsp-mode Debian's `elpa-lsp-mode elpa-company elpa-markdown-mode
+elpa-yasnippet`. Without them a test is skipped locally and fails under CI (env `CI` set).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_EL = ROOT / "tests" / "editors" / "emacs" / "test-eglot.el"
+LSP_MODE_EL = ROOT / "tests" / "editors" / "emacs" / "test-lsp-mode.el"
+LSP_MODE_PACKAGES = ("lsp-mode", "company", "markdown-mode", "yasnippet")
 ELPA_GLOB = "/usr/share/emacs/site-lisp/elpa/*"
 TIMEOUT = 150  # seconds for the whole Emacs run; the .el file has its own 90 s limit
 
@@ -27,9 +32,10 @@ def _missing(reason: str) -> None:
     pytest.skip(reason)
 
 
-def _eglot_available(emacs: str) -> bool:
+def _available(emacs: str, *features: str) -> bool:
     dirs = " ".join(f'"{d}"' for d in glob.glob(ELPA_GLOB))
-    probe = f"(progn (dolist (d (list {dirs})) (add-to-list 'load-path d)) (require 'eglot))"
+    requires = " ".join(f"(require '{f})" for f in features)
+    probe = f"(progn (dolist (d (list {dirs})) (add-to-list 'load-path d)) {requires})"
     try:
         proc = subprocess.run(
             [emacs, "--batch", "-Q", "--eval", probe],
@@ -49,16 +55,33 @@ def test_emacs_eglot_client(tmp_path: Path) -> None:
     if emacs is None:
         _missing("emacs is not installed (apt-get install emacs-nox elpa-eglot)")
     assert emacs is not None
-    if not _eglot_available(emacs):
+    if not _available(emacs, "eglot"):
         _missing("eglot is not available to Emacs (apt-get install elpa-eglot)")
 
+    _run(emacs, TEST_EL, tmp_path)
+
+
+def test_emacs_lsp_mode_configured_from_its_docs(tmp_path: Path) -> None:
+    emacs = shutil.which("emacs")
+    if emacs is None:
+        _missing("emacs is not installed (apt-get install emacs-nox elpa-lsp-mode)")
+    assert emacs is not None
+    if not _available(emacs, *LSP_MODE_PACKAGES):
+        _missing(
+            "lsp-mode is not available to Emacs "
+            "(apt-get install elpa-lsp-mode elpa-company elpa-markdown-mode elpa-yasnippet)"
+        )
+    _run(emacs, LSP_MODE_EL, tmp_path)
+
+
+def _run(emacs: str, test_el: Path, tmp_path: Path) -> None:
     env = dict(os.environ)
     env["PI_SNIPPETS_SERVER"] = f"{sys.executable} -m pi_snippets_lsp"
     env["HOME"] = str(tmp_path)  # no user init, no ~/.pi settings leaking in
     env.pop("PI_CODING_AGENT_DIR", None)  # the .el file sets its own
     try:
         proc = subprocess.run(
-            [emacs, "--batch", "-Q", "-l", str(TEST_EL)],
+            [emacs, "--batch", "-Q", "-l", str(test_el)],
             cwd=ROOT,
             env=env,
             stdin=subprocess.DEVNULL,
