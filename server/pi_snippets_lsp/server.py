@@ -359,6 +359,9 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
 
     @server.feature(EXPAND)
     async def snippets_expand(ls: SnippetsServer, params: object) -> dict[str, Any]:
+        # Every answer, a -32602 included, comes after the first load (and its
+        # snippets/didLoad), so a frontend sees them in the order it sent them.
+        await ls.session.ensure_loaded()
         request = _parse(ExpandParams, params, EXPAND)
         config = await ls.session.loaded_config_for(request.uri)
         result = expand(request.text, config.values)
@@ -366,13 +369,14 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
 
     @server.feature(LIST)
     async def snippets_list(ls: SnippetsServer, params: object) -> dict[str, Any]:
+        await ls.session.ensure_loaded()
         request = _parse(ListParams, params, LIST)
         return SnippetsListing.of(await ls.session.loaded_config_for(request.uri)).to_json()
 
     @server.feature(RELOAD)
     async def snippets_reload(ls: SnippetsServer, params: object) -> dict[str, Any]:
-        request = _parse(ListParams, params, RELOAD)
         await ls.session.ensure_loaded()
+        request = _parse(ListParams, params, RELOAD)
         await ls.session.reload()
         return SnippetsListing.of(ls.session.config_for(request.uri)).to_json()
 

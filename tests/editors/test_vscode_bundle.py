@@ -275,6 +275,7 @@ async def bundled_client(bundle: Path, tmp_path: Path) -> AsyncIterator[Language
     await client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),
+            initialization_options={"notifications": ["snippets/didLoad"]},
             workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
         )
     )

@@ -169,8 +169,8 @@ def caps_json(kind: str) -> object:
         ),
         pytest.param(
             {"textDocument": {"completion": {"completionItem": {"snippetSupport": True}}}},
-            ClientFeatures(snippet_support=True),
-            id="snippet-support",
+            ClientFeatures(),
+            id="snippet-support-changes-nothing",  # items are plain text for every client
         ),
         pytest.param(
             {
@@ -225,7 +225,7 @@ def test_client_features_from_capabilities(capabilities: object, expected: Clien
 
 def test_canned_editors() -> None:
     neovim = ClientFeatures.from_json(caps_json("neovim"))
-    assert neovim.snippet_support and neovim.completion_markdown
+    assert neovim.completion_markdown and "insertTextMode" in neovim.item_defaults
     assert not neovim.completion_dynamic
     assert neovim.encoding == "utf-8"
     vscode = ClientFeatures.from_json(caps_json("visual-studio-code"))
