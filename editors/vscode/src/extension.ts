@@ -183,6 +183,8 @@ async function createAndStart(): Promise<void> {
         initializationOptions: () => ({
             trustProjectSettings: vscode.workspace.isTrusted,
             piSimpleSnippets: serverSettings(),
+            // The server sends its own notification only to clients that ask for it.
+            notifications: ['snippets/didLoad'],
         }),
         synchronize: { configurationSection: SECTION },
         middleware: {
@@ -205,7 +207,12 @@ async function createAndStart(): Promise<void> {
     };
 
     const c = new LanguageClient(SECTION, 'Pi Snippets', serverOptions, clientOptions);
-    c.onNotification('snippets/didLoad', (result: LoadResult) => onLoaded(result));
+    // A new generation; the notice has no snippet values, so list them.
+    c.onNotification('snippets/didLoad', () => {
+        c.sendRequest<LoadResult>('snippets/list', {}).then(onLoaded, (err: unknown) =>
+            output.warn(`snippets/list failed: ${err instanceof Error ? err.message : String(err)}`),
+        );
+    });
     client = c;
     serverKind = server.kind;
     try {

@@ -516,6 +516,112 @@ async function main() {
     } catch (err) {
         record('JSON schema flags a bad snippet name and an empty value in .pi/settings.json', false, err.message);
     }
+
+    // 11. with expandOnCompletion, accepting leaves exactly the configured text: a multi-line
+    //     value with $HOME, a backtick, a tab and a }, on an indented list line at the end of a
+    //     file without a final newline (no re-indented lines, the tab kept). Read from disk.
+    {
+        const name = 'exact';
+        const value = 'Review $HOME:\n\tuse `x` }\n  end ${1:y}';
+        const before = 'intro\n  - ';
+        const file = `exact-${Date.now()}.md`;
+        const what = 'expandOnCompletion inserts exactly the configured text on "  - %exact" at the end of a file';
+        try {
+            fs.writeFileSync(
+                path.join(WORKSPACE, '.vscode', 'settings.json'),
+                JSON.stringify(
+                    {
+                        'piSimpleSnippets.expandOnCompletion': true,
+                        'piSimpleSnippets.snippets': { 'vs-live': 'Added while running', [name]: value },
+                    },
+                    null,
+                    2,
+                ),
+            );
+            const want = new RegExp(`\\b${EXPECT.count + 2} snippets loaded\\b`);
+            const deadline = Date.now() + 30000;
+            let label3 = null;
+            while (Date.now() < deadline && !(label3 && want.test(label3))) {
+                await sleep(500);
+                label3 = await statusLabel(page);
+            }
+            fs.writeFileSync(path.join(WORKSPACE, file), before);
+            await openFile(page, file);
+            await focusEditorAtEnd(page);
+            let rows3 = null;
+            for (let attempt = 1; attempt <= 3 && !rows3; attempt++) {
+                await page.keyboard.type(`%${name}`, { delay: 30 });
+                const until = Date.now() + 6000;
+                while (Date.now() < until) {
+                    const r = await suggestRows(page);
+                    if (r && r.some((row) => row.focused && row.text.includes(`%${name}`))) {
+                        rows3 = r;
+                        break;
+                    }
+                    await sleep(200);
+                }
+                if (!rows3) {
+                    await page.keyboard.press('Escape');
+                    for (let i = 0; i <= name.length; i++) {
+                        await page.keyboard.press('Backspace');
+                    }
+                }
+            }
+            await shot(page, 'exact-suggest.png');
+            if (!rows3) {
+                record(what, false, `no suggest row for %${name} (status: ${label3})`);
+            } else {
+                // What the popup shows: the preview on the row once; the details (Ctrl+Space
+                // opens them) say what accepting inserts, then the value as written.
+                const row = rows3.find((r) => r.focused);
+                await pressChord(page, ['Control'], 'Space');
+                const details = await page
+                    .waitForFunction(
+                        () => {
+                            const d = document.querySelector('.suggest-details-container .suggest-details');
+                            const header = d && d.querySelector('.header');
+                            const docs = d && d.querySelector('.docs');
+                            return header && docs && docs.innerText
+                                ? { header: header.innerText, docs: docs.innerText }
+                                : null;
+                        },
+                        { timeout: 10000 },
+                    )
+                    .then((h) => h.jsonValue(), () => null);
+                await shot(page, 'exact-details.png');
+                const header = details ? norm(details.header) : '';
+                const docs = details ? norm(details.docs) : '';
+                record(
+                    'popup: the preview once on the row, "Inserts the text (3 lines)" in the details, the value literally',
+                    row.text.includes('Review $HOME: use `x` } end ${1:y}') &&
+                        header.includes('Inserts the text (3 lines)') &&
+                        !header.includes('Review') &&
+                        docs.includes('Review $HOME:\n') &&
+                        docs.includes('use `x` }\n') &&
+                        docs.includes('  end ${1:y}') &&
+                        !docs.includes('```'),
+                    `row ${JSON.stringify(row.text)}, details ${JSON.stringify(details)}`,
+                );
+                await page.keyboard.press('Enter');
+                await sleep(500);
+                await runCommand(page, 'File: Save');
+                const expected = before + value;
+                let saved = null;
+                const until = Date.now() + 10000;
+                while (Date.now() < until) {
+                    saved = fs.readFileSync(path.join(WORKSPACE, file), 'utf8');
+                    if (saved !== before) {
+                        break;
+                    }
+                    await sleep(250);
+                }
+                await shot(page, 'exact-accepted.png');
+                record(what, saved === expected, `saved ${JSON.stringify(saved)}, want ${JSON.stringify(expected)}`);
+            }
+        } catch (err) {
+            record(what, false, err.message);
+        }
+    }
 }
 
 
