@@ -43,20 +43,12 @@ from ..config import (
 )
 from ..grammar import is_valid_name
 from ..jsontree import JsonMember, JsonNode, JsonParseError, JsonPath, parse
+from .edits import TextEdit
 
 #: The ``source`` of every diagnostic: the extension whose rules they are.
 SOURCE: Final = "pi-simple-snippets"
 
 Severity = Literal["warning", "information"]
-
-
-@dataclass(frozen=True, slots=True)
-class TextEdit:
-    """Replace ``start``..``end`` (code points of the original text) with ``new_text``."""
-
-    start: int
-    end: int
-    new_text: str
 
 
 @dataclass(frozen=True, slots=True)
