@@ -151,6 +151,13 @@ class ClientFeatures:
     document_changes: bool = False
     #: ``workspace.workspaceEdit.resourceOperations`` includes ``create``.
     create_files: bool = False
+    #: ``textDocument.semanticTokens``: the client asks for semantic tokens.
+    semantic_tokens: bool = False
+    #: ``workspace.semanticTokens.refreshSupport``: the server may ask it to ask again.
+    semantic_tokens_refresh: bool = False
+    #: ``textDocument.codeAction.codeActionLiteralSupport``: code actions may carry
+    #: edits and kinds (otherwise only commands).
+    code_action_literals: bool = False
     #: The position encoding negotiated (the client's first that we support).
     encoding: Encoding = "utf-16"
 
@@ -173,6 +180,12 @@ class ClientFeatures:
             apply_edit=_get(caps, "workspace", "applyEdit") is True,
             document_changes=_get(edit, "documentChanges") is True,
             create_files="create" in _strings(_get(edit, "resourceOperations")),
+            semantic_tokens=isinstance(_get(caps, "textDocument", "semanticTokens"), Mapping),
+            semantic_tokens_refresh=_get(caps, "workspace", "semanticTokens", "refreshSupport")
+            is True,
+            code_action_literals=isinstance(
+                _get(caps, "textDocument", "codeAction", "codeActionLiteralSupport"), Mapping
+            ),
             encoding=choose_encoding(_strings(_get(caps, "general", "positionEncodings"))),
         )
 

@@ -43,6 +43,32 @@ class ListParams(_Params):
     uri: StrictStr | None = None
 
 
+class PositionParams(_Params):
+    line: int = Field(ge=0, strict=True)
+    character: int = Field(ge=0, strict=True)
+
+
+class RangeParams(_Params):
+    start: PositionParams
+    end: PositionParams
+
+
+class ExpandDocumentParams(_Params):
+    """``pi-snippets.expandDocument``: the document, and optionally the part of it."""
+
+    uri: StrictStr
+    range: RangeParams | None = None
+
+
+class SaveSnippetParams(_Params):
+    """``pi-snippets.saveSnippet``: the snippet's text, its name (derived when absent) and
+    the document it came from (whose folder's snippets the name must not shadow)."""
+
+    text: StrictStr
+    name: StrictStr | None = None
+    uri: StrictStr | None = None
+
+
 class ExpandResult(NamedTuple):
     """``snippets/expand``'s result: the prompt expanded, and whether it changed.
 

@@ -25,7 +25,7 @@ from pygls.protocol import (
     lsp_method,
 )
 
-from . import __version__
+from . import __version__, editor_handlers
 from .completion import suggest
 from .config import plain_json
 from .documents import Document, Encoding, Position
@@ -42,7 +42,7 @@ from .protocol import (
     parse_params,
 )
 from .session import MessageKind, ServerOptions, Session, path_of_uri
-from .translate import TRIGGER_CHARACTERS, completion_list
+from .translate import TRIGGER_CHARACTERS, completion_list, honest_capabilities
 
 log = logging.getLogger(__name__)
 
@@ -151,8 +151,10 @@ class SnippetsProtocol(LanguageServerProtocol):
         self, params: types.InitializeParams
     ) -> Generator[Any, Any, types.InitializeResult]:
         result: types.InitializeResult = yield from super().lsp_initialize(params)
-        if self._server.session.features.completion_dynamic:
+        features = self._server.session.features
+        if features.completion_dynamic:
             result.capabilities.completion_provider = None
+        honest_capabilities(result.capabilities, features)
         return result
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
@@ -161,6 +163,7 @@ class SnippetsProtocol(LanguageServerProtocol):
         self._server.documents[item.uri] = Document(
             uri=item.uri, text=item.text, version=item.version, language_id=item.language_id
         )
+        editor_handlers.document_changed(self._server, item.uri, opened=True)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> None:
@@ -177,10 +180,12 @@ class SnippetsProtocol(LanguageServerProtocol):
             else:
                 document.apply_change(change.text)
         document.version = params.text_document.version
+        editor_handlers.document_changed(self._server, document.uri, opened=False)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         self._server.documents.pop(params.text_document.uri, None)
+        editor_handlers.document_closed(self._server, params.text_document.uri)
 
 
 class SnippetsServer(LanguageServer):
@@ -197,7 +202,10 @@ class SnippetsServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.documents: dict[str, Document] = {}
+        #: Open documents that are settings files the session reads (they get diagnostics).
+        self.settings_documents: set[str] = set()
         self.session = Session(link=self, cli=options or ServerOptions())
+        self._tasks: set[asyncio.Future[Any]] = set()
 
     @property
     def encoding(self) -> Encoding:
@@ -206,6 +214,12 @@ class SnippetsServer(LanguageServer):
     @property
     def shutdown_requested(self) -> bool:
         return self.session.shut_down
+
+    def spawn(self, work: Awaitable[Any]) -> None:
+        """Run ``work`` in the background, keeping a reference until it is done."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def folder_paths(self) -> list[str]:
         """Workspace folders as file-system paths, in the client's order."""
@@ -256,6 +270,10 @@ class SnippetsServer(LanguageServer):
             types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
         )
+
+    def reloaded(self) -> None:
+        if self.session.features.semantic_tokens_refresh:
+            self.workspace_semantic_tokens_refresh(None)
 
     def unregister_all(self, completion: bool, watchers: bool) -> None:
         unregister = [_COMPLETION_UNREGISTRATION] if completion else []
@@ -337,6 +355,7 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         ls: SnippetsServer, params: types.DidChangeWorkspaceFoldersParams
     ) -> None:
         ls.session.folders = tuple(ls.folder_paths())
+        editor_handlers.folders_changed(ls)
         await ls.session.reload(pull=False)
 
     @server.feature(
@@ -380,4 +399,5 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         await ls.session.reload()
         return SnippetsListing.of(ls.session.config_for(request.uri)).to_json()
 
+    editor_handlers.register(server)
     return server

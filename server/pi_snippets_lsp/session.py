@@ -30,13 +30,13 @@ from .config import (
     Config,
     Layer,
     LoadRequest,
-    SettingsFiles,
     client_layer,
     load_config,
     plain_json,
     project_settings_path,
     user_settings_path,
 )
+from .edited_files import EditedSettingsFiles
 from .options import ClientFeatures, InitializationOptions, parse_initialization_options
 from .protocol import DID_LOAD, LoadNotice
 from .watch import SettingsWatcher, take_stamps
@@ -84,6 +84,10 @@ class Link(Protocol):
 
     def unregister_all(self, completion: bool, watchers: bool) -> None:
         """At ``shutdown``: drop what is registered, without waiting for the answer."""
+
+    def reloaded(self) -> None:
+        """A new generation is in place: have the client ask again for what depends on
+        it (semantic tokens)."""
 
 
 # --------------------------------------------------------------------------- folder rules
@@ -144,6 +148,18 @@ def settings_files(user_file: Path, keys: Iterable[str | None], trust: bool) -> 
     return list(dict.fromkeys(files))
 
 
+def is_settings_path(path: str, user_file: Path, keys: Iterable[str | None]) -> bool:
+    """Whether ``path`` is a settings file the session reads: the user file, or the
+    ``.pi/settings.json`` of a workspace folder, trusted or not (an untrusted one is what
+    the user is editing, to trust it later). A symlink to one counts as that one."""
+    candidates = [user_file, *(project_settings_path(key) for key in keys if key)]
+    normalized = {os.path.normpath(c) for c in candidates}
+    if os.path.normpath(path) in normalized:
+        return True
+    real = os.path.realpath(path)
+    return any(os.path.realpath(c) == real for c in normalized)
+
+
 def files_to_poll(
     files: Sequence[Path], folders: Sequence[str], client_watches: bool
 ) -> list[Path]:
@@ -191,7 +207,7 @@ class Session:
     generation: int = 0
     configs: dict[str | None, Config] = field(default_factory=dict)
     pulled_namespace: object = None
-    files: SettingsFiles = field(default_factory=SettingsFiles)
+    files: EditedSettingsFiles = field(default_factory=EditedSettingsFiles)
     registered: _Registrations = field(default_factory=_Registrations)
     reported_untrusted: set[str] = field(default_factory=set)
     initialized: bool = False
@@ -240,6 +256,12 @@ class Session:
     def settings_files(self) -> list[Path]:
         keys = generation_keys(self.folders, self.default_folder)
         return settings_files(self.user_file, keys, self.trust_project)
+
+    def is_settings_file(self, uri: str) -> bool:
+        """Whether the document ``uri`` is one of the settings files this session reads."""
+        path = path_of_uri(uri)
+        keys = generation_keys(self.folders, self.default_folder)
+        return path is not None and is_settings_path(path, self.user_file, keys)
 
     def polled_files(self) -> list[Path]:
         return files_to_poll(self.settings_files(), self.folders, self.registered.watchers)
@@ -321,6 +343,7 @@ class Session:
             if DID_LOAD in self.options.notifications:
                 # Only on request: clients that do not know it warn on every load.
                 self.link.notify(DID_LOAD, LoadNotice.of(self.generation, default).to_json())
+            self.link.reloaded()
             log.info(
                 "generation %d: %d snippet(s), %d warning(s)",
                 self.generation,

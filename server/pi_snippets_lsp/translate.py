@@ -8,12 +8,17 @@ encoding, so the handlers in ``server.py`` stay a few lines each.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final
 
 from lsprotocol import types
 
 from .completion import Suggestion, Suggestions
-from .documents import Encoding, units_length
+from .documents import Document, Encoding, units_length
+from .features.code_actions import EXPAND_COMMAND, EXPAND_KIND, Action
+from .features.edits import TextEdit
+from .features.markers import Marker
+from .features.settings_diagnostics import SettingsDiagnostic
 from .options import ClientFeatures
 
 TRIGGER_CHARACTERS: Final = ["%"]
@@ -101,3 +106,144 @@ def completion_list(
             for item in suggestions.items
         ],
     )
+
+
+# --------------------------------------------------------------------------- editor features
+
+
+def lsp_range(document: Document, start: int, end: int, encoding: Encoding) -> types.Range:
+    """Code-point offsets of ``document`` as an LSP range in ``encoding``."""
+    a, b = document.position_at(start, encoding), document.position_at(end, encoding)
+    return types.Range(
+        start=types.Position(a.line, a.character), end=types.Position(b.line, b.character)
+    )
+
+
+def hover(
+    document: Document, marker: Marker, text: str, markdown: bool, encoding: Encoding
+) -> types.Hover:
+    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+    return types.Hover(
+        contents=types.MarkupContent(kind=kind, value=text),
+        range=lsp_range(document, marker.start, marker.end, encoding),
+    )
+
+
+def text_edits(
+    document: Document, edits: Sequence[TextEdit], encoding: Encoding
+) -> list[types.TextEdit]:
+    return [
+        types.TextEdit(range=lsp_range(document, e.start, e.end, encoding), new_text=e.new_text)
+        for e in edits
+    ]
+
+
+def workspace_edit(
+    uri: str,
+    version: int | None,
+    edits: Sequence[types.TextEdit],
+    features: ClientFeatures,
+    create: bool = False,
+) -> types.WorkspaceEdit:
+    """One document's edits: versioned ``documentChanges`` when the client takes them
+    (``version`` None for a document the editor does not have open), else ``changes``.
+
+    ``create``: the file does not exist; a ``CreateFile`` comes first (callers check
+    ``features.create_files``).
+    """
+    if not features.document_changes:
+        return types.WorkspaceEdit(changes={uri: list(edits)})
+    document_edit = types.TextDocumentEdit(
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+        edits=list(edits),
+    )
+    changes: list[types.TextDocumentEdit | types.CreateFile] = []
+    if create:
+        changes.append(
+            types.CreateFile(
+                uri=uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True)
+            )
+        )
+    changes.append(document_edit)
+    return types.WorkspaceEdit(document_changes=changes)
+
+
+_SEVERITIES: Final = {
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+}
+
+
+def diagnostic(
+    document: Document, found: SettingsDiagnostic, encoding: Encoding
+) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=lsp_range(document, found.start, found.end, encoding),
+        severity=_SEVERITIES[found.severity],
+        source=found.source,
+        message=found.message,
+    )
+
+
+def code_action(
+    action: Action,
+    document: Document,
+    features: ClientFeatures,
+    diagnostics: Sequence[types.Diagnostic] = (),
+) -> types.CodeAction | types.Command | None:
+    """A code action; for a client without code action literals, the command that does
+    the same (the expansion becomes ``pi-snippets.expandDocument`` on the markers' range),
+    or None when there is none (a quick fix is only an edit)."""
+    encoding = features.encoding
+    if not features.code_action_literals:
+        if action.kind == EXPAND_KIND and action.edits:
+            start = min(e.start for e in action.edits)
+            end = max(e.end for e in action.edits)
+            span = lsp_range(document, start, end, encoding)
+            arguments = {"uri": document.uri, "range": _to_json(span)}
+            return types.Command(title=action.title, command=EXPAND_COMMAND, arguments=[arguments])
+        if action.command is not None:
+            return types.Command(
+                title=action.title, command=action.command, arguments=[dict(action.arguments)]
+            )
+        return None
+    edit = None
+    if action.edits:
+        lsp_edits = text_edits(document, action.edits, encoding)
+        edit = workspace_edit(document.uri, document.version, lsp_edits, features)
+    command = None
+    if action.command is not None:
+        command = types.Command(
+            title=action.title, command=action.command, arguments=[dict(action.arguments)]
+        )
+    return types.CodeAction(
+        title=action.title,
+        kind=action.kind,
+        diagnostics=list(diagnostics) or None,
+        is_preferred=True if diagnostics else None,
+        edit=edit,
+        command=command,
+    )
+
+
+def _to_json(value: types.Range) -> dict[str, object]:
+    return {
+        "start": {"line": value.start.line, "character": value.start.character},
+        "end": {"line": value.end.line, "character": value.end.character},
+    }
+
+
+def honest_capabilities(capabilities: types.ServerCapabilities, features: ClientFeatures) -> None:
+    """Offer a client only what it can use (docs/lsp.md, "Capabilities").
+
+    Semantic tokens only to a client that asks for them; code action kinds only to a
+    client that takes code action literals (LSP forbids them otherwise); the commands only
+    to a client that can apply the edits they make (``workspace/applyEdit``); no code
+    actions to a client that can take neither edits nor commands.
+    """
+    if not features.semantic_tokens:
+        capabilities.semantic_tokens_provider = None
+    if not features.apply_edit:
+        capabilities.execute_command_provider = types.ExecuteCommandOptions(commands=[])
+    if not features.code_action_literals:
+        capabilities.code_action_provider = True if features.apply_edit else None

@@ -11,11 +11,12 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import pytest_asyncio
 from lsprotocol import types
@@ -30,10 +31,17 @@ def capabilities(kind: str) -> types.ClientCapabilities:
     """Canned capabilities of a real editor, or a bare client.
 
     ``plain``: no dynamic registration, no snippet support, no workspace/configuration,
-    no position encodings: the least an LSP client can be.
+    no position encodings: the least an LSP client can be. ``utf-32``: VS Code's
+    capabilities, offering only UTF-32 positions.
     """
     if kind == "plain":
         return types.ClientCapabilities()
+    if kind == "utf-32":
+        caps = client_capabilities("visual-studio-code")
+        caps.general = types.GeneralClientCapabilities(
+            position_encodings=[types.PositionEncodingKind.Utf32]
+        )
+        return caps
     return client_capabilities(kind)
 
 
@@ -52,6 +60,64 @@ STANDARD_NOTIFICATIONS = frozenset(
         "$/cancelRequest",
     }
 )
+#: One client per position encoding: Neovim (UTF-8), VS Code (UTF-16), UTF-32.
+ENCODINGS = {"neovim": "utf-8", "visual-studio-code": "utf-16", "utf-32": "utf-32"}
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def units(text: str, encoding: str) -> int:
+    """The length of ``text`` in code units of ``encoding`` (counted by Python's codecs,
+    not by the server's code)."""
+    if encoding == "utf-32":
+        return len(text)
+    codec = "utf-16-le" if encoding == "utf-16" else "utf-8"
+    return len(text.encode(codec, "surrogatepass")) // (2 if encoding == "utf-16" else 1)
+
+
+def lsp_position(text: str, offset: int, encoding: str) -> types.Position:
+    """The LSP position of a code-point offset (lines split at CR, LF and CRLF only)."""
+    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    line = max(i for i, start in enumerate(starts) if start <= offset)
+    return types.Position(line, units(text[starts[line] : offset], encoding))
+
+
+def lsp_range(text: str, start: int, end: int, encoding: str) -> types.Range:
+    return types.Range(lsp_position(text, start, encoding), lsp_position(text, end, encoding))
+
+
+def offset_of(text: str, position: types.Position, encoding: str) -> int:
+    """The code-point offset of an LSP position (which must be exact, not clamped)."""
+    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    offset = starts[position.line]
+    while units(text[starts[position.line] : offset], encoding) < position.character:
+        offset += 1
+    assert units(text[starts[position.line] : offset], encoding) == position.character
+    return offset
+
+
+def apply_text_edits(text: str, edits: Sequence[types.TextEdit], encoding: str) -> str:
+    """``text`` after ``edits`` (non-overlapping, ranges of the original), as an editor does."""
+    spans = [
+        (offset_of(text, e.range.start, encoding), offset_of(text, e.range.end, encoding), e)
+        for e in edits
+    ]
+    for start, end, edit in sorted(spans, key=lambda s: s[0], reverse=True):
+        text = text[:start] + edit.new_text + text[end:]
+    return text
+
+
+def document_edits(edit: types.WorkspaceEdit) -> dict[str, list[types.TextEdit]]:
+    """The text edits of a workspace edit per URI, whichever form it took."""
+    found: dict[str, list[types.TextEdit]] = {}
+    for uri, edits in (edit.changes or {}).items():
+        found.setdefault(uri, []).extend(edits)
+    for change in edit.document_changes or []:
+        if isinstance(change, types.TextDocumentEdit):
+            found.setdefault(change.text_document.uri, []).extend(
+                e for e in change.edits if isinstance(e, types.TextEdit)
+            )
+    return found
 
 
 @dataclass
@@ -67,6 +133,11 @@ class Session:
     loads: list[Any] = field(default_factory=list)
     #: The method of every notification the server sent, in order.
     notifications: list[str] = field(default_factory=list)
+    #: ``workspace/applyEdit`` requests received (answered applied unless refused).
+    applied_edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
+    refuse_edits: bool = False
+    #: ``workspace/semanticTokens/refresh`` requests received.
+    token_refreshes: int = 0
     _load_event: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -82,11 +153,13 @@ class Session:
         return (self.workspace / name).as_uri()
 
     def open(self, name: str, text: str, language: str = "markdown") -> str:
-        uri = self.uri(name)
+        return self.open_uri(self.uri(name), text, language)
+
+    def open_uri(self, uri: str, text: str, language: str = "markdown", version: int = 1) -> str:
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(
-                    uri=uri, language_id=language, version=1, text=text
+                    uri=uri, language_id=language, version=version, text=text
                 )
             )
         )
@@ -153,6 +226,22 @@ def as_dict(value: Any) -> Any:
 SessionFactory = Callable[..., Any]
 
 
+def _tell_code_actions_from_commands(client: LanguageClient) -> None:
+    """lsprotocol reads any code action that carries a ``command`` as a ``Command``; LSP
+    clients tell them apart by whether ``command`` is a string (a ``Command``'s is)."""
+
+    def structure(value: Any, _: object) -> types.Command | types.CodeAction:
+        converter = client.protocol._converter
+        if isinstance(value.get("command"), str):
+            return converter.structure(value, types.Command)
+        return converter.structure(value, types.CodeAction)
+
+    client.protocol._converter.register_structure_hook(
+        Union[types.Command, types.CodeAction],  # noqa: UP007 - the key lsprotocol uses
+        structure,
+    )
+
+
 @pytest_asyncio.fixture
 async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
     """``await start(kind, settings=..., init=..., configuration=...)`` -> Session.
@@ -181,6 +270,7 @@ async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
         env = {**os.environ, "PI_CODING_AGENT_DIR": str(home)}
         config = ClientServerConfig(server_command=[*SERVER, *(args or [])], server_env=env)
         client = await config.start()
+        _tell_code_actions_from_commands(client)
         session = Session(client=client, home=home, workspace=workspace)
         sessions.append(session)
         if settings is not None:
@@ -199,6 +289,17 @@ async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
             for unreg in params.unregisterations:
                 session.registrations.pop(unreg.id, None)
                 session.registration_log.append(("unregister", unreg.method))
+
+        @client.feature(types.WORKSPACE_APPLY_EDIT)
+        def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+            session.applied_edits.append(params)
+            if session.refuse_edits:
+                return types.ApplyWorkspaceEditResult(applied=False, failure_reason="refused")
+            return types.ApplyWorkspaceEditResult(applied=True)
+
+        @client.feature(types.WORKSPACE_SEMANTIC_TOKENS_REFRESH)
+        def refresh_tokens(params: None) -> None:
+            session.token_refreshes += 1
 
         @client.feature("snippets/didLoad")
         def did_load(params: Any) -> None:

@@ -213,6 +213,35 @@ def caps_json(kind: str) -> object:
             id="workspace-edits",
         ),
         pytest.param(
+            {"textDocument": {"semanticTokens": {"requests": {"full": True}}}},
+            ClientFeatures(semantic_tokens=True),
+            id="semantic-tokens",
+        ),
+        pytest.param(
+            {"textDocument": {"semanticTokens": True}},
+            ClientFeatures(),
+            id="semantic-tokens-must-be-an-object",
+        ),
+        pytest.param(
+            {"workspace": {"semanticTokens": {"refreshSupport": True}}},
+            ClientFeatures(semantic_tokens_refresh=True),
+            id="semantic-tokens-refresh",
+        ),
+        pytest.param(
+            {
+                "textDocument": {
+                    "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": []}}}
+                }
+            },
+            ClientFeatures(code_action_literals=True),
+            id="code-action-literals",
+        ),
+        pytest.param(
+            {"textDocument": {"codeAction": {"dynamicRegistration": True}}},
+            ClientFeatures(),
+            id="code-actions-without-literals-are-commands-only",
+        ),
+        pytest.param(
             {"general": {"positionEncodings": ["utf-32", "utf-8"]}},
             ClientFeatures(encoding="utf-32"),
             id="first-offered-encoding",
@@ -228,8 +257,13 @@ def test_canned_editors() -> None:
     assert neovim.completion_markdown and "insertTextMode" in neovim.item_defaults
     assert not neovim.completion_dynamic
     assert neovim.encoding == "utf-8"
+    assert neovim.hover_markdown and neovim.apply_edit and neovim.code_action_literals
+    assert neovim.semantic_tokens and neovim.semantic_tokens_refresh
     vscode = ClientFeatures.from_json(caps_json("visual-studio-code"))
     assert vscode.completion_dynamic and vscode.watchers_dynamic and vscode.configuration
+    assert vscode.hover_markdown and vscode.apply_edit and vscode.code_action_literals
+    assert vscode.semantic_tokens and vscode.semantic_tokens_refresh
+    assert vscode.document_changes and vscode.create_files
     assert vscode.encoding == "utf-16"
 
 

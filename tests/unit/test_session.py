@@ -180,6 +180,7 @@ class FakeLink:
     calls: list[str] = field(default_factory=list)
     refuse: bool = False
     pulled: object = None
+    reloads: int = 0
 
     def show(self, kind: str, text: str) -> None:
         self.shown.append((kind, text))
@@ -206,6 +207,9 @@ class FakeLink:
 
     def unregister_all(self, completion: bool, watchers: bool) -> None:
         self.calls.append(f"unregister-all {completion} {watchers}")
+
+    def reloaded(self) -> None:
+        self.reloads += 1
 
 
 @pytest.fixture
