@@ -15,10 +15,21 @@ require('pi_snippets')._install()
 ---@type vim.lsp.Config
 return {
   cmd = { 'pi-snippets-lsp' },
-  filetypes = { 'markdown', 'text', 'gitcommit' },
+  -- json/jsonc: only Pi's settings files attach (root_dir below), for their diagnostics.
+  filetypes = { 'markdown', 'text', 'gitcommit', 'json', 'jsonc' },
+  -- A prompt's root is the nearest folder holding one of these (read by root_dir).
   root_markers = { '.pi', '.git' },
   -- The server sends its own notification only to clients that ask for it.
   init_options = { notifications = { 'snippets/didLoad' } },
+  root_dir = function(buf, on_dir)
+    require('pi_snippets.features').root_dir(buf, on_dir)
+  end,
+  -- The "Save selection as snippet" action asks for the name first.
+  commands = {
+    ['pi-snippets.saveSnippet'] = function(command, ctx)
+      require('pi_snippets.features').save_from_action(command, ctx)
+    end,
+  },
   handlers = {
     ['snippets/didLoad'] = function(err, result, ctx)
       return require('pi_snippets')._on_did_load(err, result, ctx)

@@ -16,6 +16,17 @@ command('PiSnippetsExpand', function(o)
   require('pi_snippets').expand({ line1 = o.line1, line2 = o.line2 })
 end, { range = '%', bar = true, desc = 'Expand %name snippet markers in the buffer or range' })
 
+command('PiSnippetsSave', function(o)
+  local features = require('pi_snippets.features')
+  local text = features.selected_text(0, o.line1, o.line2)
+  features.save({ text = text, name = o.args ~= '' and o.args or nil })
+end, {
+  range = true,
+  nargs = '?',
+  bar = true,
+  desc = 'Save the selected lines (or the current line) as a %name snippet',
+})
+
 command('PiSnippetsList', function()
   require('pi_snippets').list()
 end, { bar = true, desc = 'List the %name snippets pi-snippets-lsp has loaded' })

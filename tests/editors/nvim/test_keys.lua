@@ -80,7 +80,10 @@ H.run('keys', function()
   -- The LSP config from the runtimepath.
   local cfg = vim.lsp.config.pi_snippets
   H.eq(cfg.cmd, { 'pi-snippets-lsp' }, 'default cmd')
-  H.eq(cfg.filetypes, { 'markdown', 'text', 'gitcommit' }, 'default filetypes')
+  -- json/jsonc for Pi's settings files only (root_dir attaches no other JSON buffer).
+  H.eq(cfg.filetypes, { 'markdown', 'text', 'gitcommit', 'json', 'jsonc' }, 'default filetypes')
+  H.eq(type(cfg.root_dir), 'function', 'root_dir picks the buffers')
+  H.eq(type(cfg.commands['pi-snippets.saveSnippet']), 'function', 'save asks for a name')
   H.ok(vim.list_contains(cfg.root_markers, '.pi'), 'root marker .pi')
   H.ok(vim.list_contains(cfg.root_markers, '.git'), 'root marker .git')
   H.eq(type(cfg.handlers['snippets/didLoad']), 'function', 'didLoad handler')

@@ -40,13 +40,20 @@ end
 --- @field line2? integer last line, 1-based inclusive (default last line)
 --- @field on_done? fun(changed: boolean)
 
---- Expands `%name` markers in a buffer (or a line range) in place, through
---- the server's `snippets/expand`. The lines are replaced only when the server
---- reports a change and the buffer was not edited meanwhile.
+--- Expands `%name` markers in a buffer (or a line range) in place. With a
+--- server that offers `pi-snippets.expandDocument` (pi_snippets.features), its
+--- edit replaces exactly the markers; otherwise the lines are replaced with
+--- what `snippets/expand` returns, only when the server reports a change and
+--- the buffer was not edited meanwhile.
 --- @param opts? pi_snippets.ExpandOpts
 function M.expand(opts)
   opts = opts or {}
   local buf = util.resolve_buf(opts.buf or 0)
+  local features = require('pi_snippets.features')
+  if features.offering(buf, features.EXPAND) then
+    features.expand_document(opts)
+    return
+  end
   local line1 = opts.line1 or 1
   local line2 = opts.line2 or api.nvim_buf_line_count(buf)
   local client = pick_client(buf)

@@ -4,6 +4,8 @@
 --- `plugin/pi_snippets.lua`. The logic is split by concern:
 ---   pi_snippets.keys      shortcut translation and the Insert-mode mapping
 ---   pi_snippets.commands  :PiSnippetsExpand / List / Reload
+---   pi_snippets.features  Pi's settings files, :PiSnippetsSave, the server's
+---                         expand and save commands
 ---   pi_snippets.client    attach/detach, snippets/didLoad, the server
 ---                         command check
 ---   pi_snippets.completion  the built-in menu (or none under nvim-cmp /
