@@ -24,6 +24,8 @@
 ;;   that replace every `%name' marker with its snippet text, through the
 ;;   server's `snippets/expand' request (the same pass Pi runs on submit);
 ;; - commands `pi-snippets-reload' and `pi-snippets-list';
+;; - `pi-snippets-save-region', and a name prompt for the server's "Save
+;;   selection as snippet" code action;
 ;; - handles the server's `snippets/didLoad' notification: shows
 ;;   configuration warnings, lists the snippets again, and binds the
 ;;   configured `shortcut' (it inserts `%' and asks for completion) in
@@ -488,6 +490,57 @@ With NO-DISPLAY non-nil (from Lisp), only return the result plist."
     result))
 
 (pi-snippets-register)
+
+;;;; Saving a snippet
+
+(defun pi-snippets--read-name ()
+  "Ask for the name of a new snippet; an empty answer lets the server make one."
+  (string-trim (read-string "Snippet name (empty: from its first words): ")))
+
+(defun pi-snippets--with-name (argument name)
+  "ARGUMENT (a plist) with :name NAME, unless NAME is empty."
+  (if (string-empty-p name)
+      argument
+    (plist-put (copy-sequence argument) :name name)))
+
+(cl-defmethod eglot-execute-command
+  ((server pi-snippets-server) (command (eql 'pi-snippets.saveSnippet)) arguments)
+  "Ask for the name of the snippet the \"Save selection as snippet\" action saves.
+Then have SERVER run COMMAND with it; an empty name lets the server make
+one from the text's first words.  ARGUMENTS that already name it pass."
+  (let ((argument (and (vectorp arguments) (> (length arguments) 0) (aref arguments 0))))
+    (if (or (not (consp argument)) (plist-member argument :name))
+        (cl-call-next-method)
+      (cl-call-next-method server command
+                           (vector (pi-snippets--with-name argument (pi-snippets--read-name)))))))
+
+;;;###autoload
+(defun pi-snippets-save-region (beg end &optional name)
+  "Save the text between BEG and END as a snippet named NAME.
+Interactively, ask for NAME; empty (or nil) lets the server make one
+from the text's first words.  The server adds it to the user settings
+file through Eglot (`workspace/applyEdit', which Eglot may ask you to
+confirm, see `eglot-confirm-server-initiated-edits'); the snippet works
+at once, and the edited settings buffer stays unsaved until you save
+it.  Return the server's answer, a plist with :name, :uri and :applied."
+  (interactive
+   (if (use-region-p)
+       (list (region-beginning) (region-end) (pi-snippets--read-name))
+     (user-error "No active region: select the text to save")))
+  (let* ((server (pi-snippets--server-or-lose))
+         (argument (list :text (buffer-substring-no-properties (min beg end) (max beg end))))
+         (uri (pi-snippets--buffer-uri)))
+    (when uri
+      (setq argument (plist-put argument :uri uri)))
+    (setq argument (pi-snippets--with-name argument (or name "")))
+    (let ((result (pi-snippets--request server :workspace/executeCommand
+                                        (list :command "pi-snippets.saveSnippet"
+                                              :arguments (vector argument)))))
+      (when (called-interactively-p 'interactive)
+        (message "pi-snippets: %s %%%s"
+                 (if (eq (plist-get result :applied) t) "saved" "did not save")
+                 (plist-get result :name)))
+      result)))
 
 (provide 'pi-snippets)
 ;;; pi-snippets.el ends here

@@ -326,17 +326,19 @@ def esbuild() -> Iterator[Path]:
     yield tool
 
 
-def test_extension_launch_rules(esbuild: Path, tmp_path: Path) -> None:
-    """tests/editors/vscode/launch.test.ts under Node's test runner."""
+@pytest.mark.parametrize("script", ["launch.test.ts", "settingsFiles.test.ts"])
+def test_extension_rules(esbuild: Path, tmp_path: Path, script: str) -> None:
+    """The extension's pure rules, tests/editors/vscode/*.test.ts, under Node's test runner:
+    starting the server (launch.test.ts), Pi's settings files and names (settingsFiles.test.ts)."""
     node = shutil.which("node")
     if node is None:
         _unavailable("node is not installed")
         return
-    bundled = tmp_path / "launch.test.cjs"
+    bundled = tmp_path / script.replace(".ts", ".cjs")
     subprocess.run(
         [
             str(esbuild),
-            str(REPO / "tests" / "editors" / "vscode" / "launch.test.ts"),
+            str(REPO / "tests" / "editors" / "vscode" / script),
             "--bundle",
             "--platform=node",
             "--format=cjs",

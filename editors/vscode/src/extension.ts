@@ -1,5 +1,6 @@
 // VS Code client for pi-snippets-lsp: completion of %name markers, expansion commands,
-// and a few conveniences around the server's custom requests.
+// saving a selection as a snippet, Pi's settings files in the document selector, and a few
+// conveniences around the server's custom requests.
 import * as vscode from 'vscode';
 import {
     LanguageClient,
@@ -8,6 +9,8 @@ import {
     TransportKind,
 } from 'vscode-languageclient/node';
 import { SECTION, serverSettings } from './config';
+import { EXPAND, executeCommandMiddleware, expandWithServer, offers, saveSelection, updatePromptContext } from './features';
+import { settingsFilters } from './settingsFiles';
 import { ResolvedServer, resolveServerCommand } from './serverCommand';
 import { toVsCodeKey } from './shortcut';
 
@@ -82,6 +85,7 @@ function updateStatus(): void {
         return;
     }
     const doc = vscode.window.activeTextEditor?.document;
+    updatePromptContext(!!doc && vscode.languages.match(selector, doc) > 0);
     if (!client || !lastLoad || !doc || vscode.languages.match(selector, doc) === 0) {
         status.hide();
         return;
@@ -178,7 +182,8 @@ async function createAndStart(): Promise<void> {
         options: { env: process.env },
     };
     const clientOptions: LanguageClientOptions = {
-        documentSelector: selector,
+        // Prompts, and Pi's settings files for their diagnostics and quick fixes.
+        documentSelector: [...selector, ...settingsFilters()],
         outputChannel: output,
         initializationOptions: () => ({
             trustProjectSettings: vscode.workspace.isTrusted,
@@ -188,6 +193,7 @@ async function createAndStart(): Promise<void> {
         }),
         synchronize: { configurationSection: SECTION },
         middleware: {
+            executeCommand: executeCommandMiddleware,
             workspace: {
                 // Answer the piSimpleSnippets section with explicitly set values only, so that
                 // VS Code's defaults never hide the values of Pi's settings files.
@@ -281,7 +287,8 @@ function startIfServed(doc: vscode.TextDocument): void {
         return;
     }
     const config = vscode.workspace.getConfiguration(SECTION);
-    if (vscode.languages.match(buildSelector(config.get<unknown>('languages')), doc) > 0) {
+    const served = [...buildSelector(config.get<unknown>('languages')), ...settingsFilters()];
+    if (vscode.languages.match(served, doc) > 0) {
         wanted = true;
         void schedule(createAndStart);
     }
@@ -331,6 +338,16 @@ async function expandCommand(selectionOnly: boolean): Promise<void> {
     if (!c) {
         return;
     }
+    if (offers(c, EXPAND)) {
+        try {
+            if ((await expandWithServer(c, editor, selectionOnly)) === 0) {
+                vscode.window.setStatusBarMessage('Pi Snippets: no marker to expand', 3000);
+            }
+        } catch (err) {
+            reportError('expanding markers', err);
+        }
+        return;
+    }
     const doc = editor.document;
     const version = doc.version;
     let ranges: vscode.Range[] = [];
@@ -367,6 +384,26 @@ async function expandCommand(selectionOnly: boolean): Promise<void> {
         }
     } catch (err) {
         reportError('expanding markers', err);
+    }
+}
+
+async function saveSelectionCommand(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+        void vscode.window.showWarningMessage('Pi Snippets: open a text editor first.');
+        return;
+    }
+    const c = await readyClient();
+    if (!c) {
+        return;
+    }
+    try {
+        const result = await saveSelection(c, editor);
+        if (result && !result.applied) {
+            void vscode.window.showWarningMessage('Pi Snippets: VS Code did not apply the edit of the settings file.');
+        }
+    } catch (err) {
+        reportError('saving the snippet', err);
     }
 }
 
@@ -457,6 +494,7 @@ export function activate(context: vscode.ExtensionContext): void {
         status,
         vscode.commands.registerCommand('piSimpleSnippets.expandSelection', () => expandCommand(true)),
         vscode.commands.registerCommand('piSimpleSnippets.expandDocument', () => expandCommand(false)),
+        vscode.commands.registerCommand('piSimpleSnippets.saveSelection', saveSelectionCommand),
         vscode.commands.registerCommand('piSimpleSnippets.reload', reloadCommand),
         vscode.commands.registerCommand('piSimpleSnippets.list', listCommand),
         vscode.commands.registerCommand(TRIGGER_COMMAND, triggerCompletionCommand),

@@ -17,8 +17,9 @@
 ;; PI_CODING_AGENT_DIR, visits a text-mode file, starts Eglot with the
 ;; server through `pi-snippets.el', then checks: the `snippets/didLoad'
 ;; notification, `%' completion (candidates and acceptance), expansion
-;; of the buffer and of a region, `snippets/list', `snippets/reload' and
-;; the shortcut translation.  Exit code 0 when everything passes, 1 on
+;; of the buffer and of a region, `snippets/list', `snippets/reload', the
+;; shortcut translation, hover through eldoc, definition through xref, the
+;; code actions, and saving a snippet (the name asked, completing at once).  Exit code 0 when everything passes, 1 on
 ;; a failed check or error, 2 when the overall time limit is hit.
 
 ;;; Code:
@@ -336,6 +337,70 @@ Return PREDICATE's value, or nil on timeout."
         (pi-test--check (equal (sort (copy-sequence all) #'string<)
                                '("%brief" "%third" "%use-mcp"))
                         "a bare % lists every snippet" "%S" all)))
+
+;; The editor features: hover through eldoc, definition through xref, the
+    ;; code actions, and saving a snippet (its name asked for).
+    (set-syntax-table text-mode-syntax-table)
+    (switch-to-buffer buffer)
+    (goto-char (point-max))
+    (insert "\nask %brief now")
+    (eglot--signal-textDocument/didChange)  ; what the idle timer would send
+    (search-backward "%brief")
+    (forward-char 2)
+    (let (shown)
+      (eglot-hover-eldoc-function (lambda (info &rest _) (setq shown (or info 'none))))
+      (pi-test--wait (lambda () shown) 15)
+      (pi-test--check (and (stringp shown) (string-match-p (regexp-quote pi-test--brief) shown)
+                           (string-match-p "From the user settings file" shown))
+                      "eldoc shows the hovered snippet's text and file" "%S" shown))
+    (let* ((xrefs (with-timeout (15 nil)
+                    (eglot--lsp-xrefs-for-method :textDocument/definition)))
+           (location (and xrefs (xref-item-location (car xrefs)))))
+      (pi-test--check (and location
+                           (equal (file-truename (xref-location-group location))
+                                  (file-truename (expand-file-name "settings.json" agent-dir))))
+                      "xref (M-.) goes to the settings file" "%S" xrefs))
+    (let ((titles (mapcar (lambda (a) (plist-get a :title))
+                          (with-timeout (15 nil) (eglot-code-actions (point) (point))))))
+      (pi-test--check (equal titles '("Expand snippet markers"))
+                      "the code action on a marker" "%S" titles))
+    (goto-char (point-max))
+    (insert "\nRemember the release notes")
+    (eglot--signal-textDocument/didChange)
+    (let ((beg (line-beginning-position))
+          (end (point))
+          (last-nonmenu-event ?\r))
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (&rest _) "Save selection as snippet"))
+                ((symbol-function 'read-string) (lambda (&rest _) "notes"))
+                ;; Eglot 1.9 asks before editing a file no buffer visits.
+                ((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
+        (with-timeout (20 (pi-test--log "save action timed out"))
+          (eglot-code-actions beg end nil t)))
+      (goto-char (point-max))
+      (insert "\n%no")
+      (eglot--signal-textDocument/didChange)
+      (let* ((capf (pi-snippets-completion-at-point))
+             (all (and capf (with-timeout (15 nil) (all-completions "%no" (nth 2 capf))))))
+        (pi-test--check (member "%notes" all) "the saved snippet completes right after" "%S" all))
+      (delete-region (- (point) 4) (point))
+      (let ((settings-buffer (get-file-buffer (expand-file-name "settings.json" agent-dir))))
+        (pi-test--check (and settings-buffer (buffer-modified-p settings-buffer))
+                        "the settings buffer holds the edit, unsaved")
+        ;; What the idle timer would send for it, were it managed.
+        (when settings-buffer
+          (with-current-buffer settings-buffer
+            (when (eglot-managed-p) (eglot--signal-textDocument/didChange)))))
+      (let ((result (with-timeout (15 nil)
+                      (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
+                        (pi-snippets-save-region beg end "release-notes")))))
+        (pi-test--check (and (equal (plist-get result :name) "release-notes")
+                             (eq (plist-get result :applied) t))
+                        "pi-snippets-save-region saves under the given name" "%S" result)))
+    (dolist (b (buffer-list))
+      (when (buffer-file-name b)
+        (with-current-buffer b (set-buffer-modified-p nil))))
+    (set-buffer buffer)
 
     (set-buffer-modified-p nil)
 

@@ -10,7 +10,7 @@
 //   E2E_LOGS       code-server's logs folder (holds the "Pi Snippets" output channel)
 //   E2E_EXPECT     JSON {count, first: {name, preview, value}, second: {name, preview},
 //                  extra: {name, preview}, prefix, shortcutHint, schemaFile, schemaProblems,
-//                  interpreter, pythonVersion}
+//                  interpreter, pythonVersion, hover: {name, lines}, save: {text, name, preview}}
 const fs = require('node:fs');
 const path = require('node:path');
 const puppeteer = require('puppeteer-core');
@@ -621,6 +621,119 @@ async function main() {
         } catch (err) {
             record(what, false, err.message);
         }
+    }
+
+    await markerFeatures(page);
+}
+
+/** Types `text` on a new last line of the active editor, closing any suggest widget it opens. */
+async function typeLine(page, text) {
+    await focusEditorAtEnd(page);
+    await page.keyboard.press('Enter');
+    await page.keyboard.type(text, { delay: 20 });
+    await sleep(300);
+    await page.keyboard.press('Escape');
+    await sleep(200);
+}
+
+/** Runs "Refactor..." and picks the code action titled `title` from the action widget. */
+async function pickRefactoring(page, title) {
+    await runCommand(page, 'Refactor...');
+    const row = await page.waitForFunction(
+        (t) =>
+            [...document.querySelectorAll('.action-widget .monaco-list-row')].find((r) =>
+                (r.getAttribute('aria-label') || r.textContent || '').includes(t),
+            ) || null,
+        { timeout: 15000 },
+        title,
+    );
+    await row.asElement().click();
+}
+
+// 12-14. What a marker will become, in the editor: hover, the "Expand snippet markers" code
+//        action, and "Save selection as snippet" through the input box.
+async function markerFeatures(page) {
+    const { name, lines } = EXPECT.hover;
+    try {
+        await openFile(page);
+        await typeLine(page, `%${name}`);
+        await pressChord(page, [], 'Home');
+        await pressChord(page, [], 'ArrowRight');
+        await pressChord(page, [], 'ArrowRight');
+        await runCommand(page, 'Show or Focus Hover');
+        const shown = await page
+            .waitForFunction(
+                (want) => {
+                    const hover = document.querySelector('.monaco-hover:not(.hidden) .monaco-hover-content');
+                    const text = hover ? (hover.textContent || '').replace(/\u00a0/g, ' ') : '';
+                    return want.every((w) => text.includes(w)) ? text : null;
+                },
+                { timeout: 20000 },
+                [...lines, 'From the user settings file'],
+            )
+            .then((h) => h.jsonValue(), () => null);
+        await shot(page, 'hover.png');
+        record('hover on a marker shows its text and the file it comes from', !!shown, JSON.stringify(shown));
+        await page.keyboard.press('Escape');
+    } catch (err) {
+        record('hover on a marker shows its text and the file it comes from', false, err.message);
+    }
+
+    try {
+        await pickRefactoring(page, 'Expand snippet markers');
+        const res = await waitEditorText(
+            page,
+            (t) => t.includes(lines[0]) && !t.split('\n').some((l) => l.trim() === `%${name}`),
+            15000,
+        );
+        await shot(page, 'expand-action.png');
+        record('the "Expand snippet markers" code action replaces the marker', res.ok, JSON.stringify(res.text));
+    } catch (err) {
+        record('the "Expand snippet markers" code action replaces the marker', false, err.message);
+    }
+
+    const save = EXPECT.save;
+    try {
+        await typeLine(page, save.text);
+        await pressChord(page, ['Shift'], 'Home');
+        await pickRefactoring(page, 'Save selection as snippet');
+        const input = await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: 15000 });
+        const prompt = await page.evaluate(() => (document.querySelector('.quick-input-widget') || {}).innerText || '');
+        await input.type(save.name, { delay: 10 });
+        await page.keyboard.press('Enter');
+        await page.waitForSelector('.quick-input-widget', { hidden: true, timeout: 15000 });
+        record('saving asks for the name in an input box', prompt.includes('Name of the new snippet'), norm(prompt).slice(0, 120));
+        // The snippet completes at once: type its prefix on a new line.
+        await typeLine(page, '');
+        let rows = null;
+        for (let attempt = 1; attempt <= 5 && !rows; attempt++) {
+            await page.keyboard.type(`%${save.name.slice(0, 3)}`, { delay: 20 });
+            const deadline = Date.now() + 6000;
+            while (Date.now() < deadline) {
+                const r = await suggestRows(page);
+                if (r && r.some((row) => row.text.includes(`%${save.name}`))) {
+                    rows = r;
+                    break;
+                }
+                await sleep(200);
+            }
+            if (!rows) {
+                await page.keyboard.press('Escape');
+                for (let i = 0; i < 4; i++) {
+                    await page.keyboard.press('Backspace');
+                }
+                await sleep(1000);
+            }
+        }
+        await shot(page, 'saved-snippet.png');
+        record(
+            'the saved snippet completes right after',
+            !!rows && rows.some((r) => r.text.includes(save.preview)),
+            rows ? rows.map((r) => r.text).join(' | ') : 'no suggest row',
+        );
+        await page.keyboard.press('Escape');
+    } catch (err) {
+        record('saving a selection as a snippet through the input box', false, err.message);
     }
 }
 

@@ -248,6 +248,8 @@ EXPECT='{
   "shortcutHint": "{\"key\": \"ctrl+shift+s\", \"command\": \"piSimpleSnippets.triggerCompletion\", \"when\": \"editorTextFocus\"}",
   "schemaFile": "sub/.pi/settings.json",
   "schemaProblems": 2,
+  "hover": {"name": "sig", "lines": ["Best regards,", "the team"]},
+  "save": {"text": "Check the build logs", "name": "build-logs", "preview": "Check the build logs"},
   "pythonVersion": "'"$E2E_PY_VERSION"'",
   "interpreter": "'"$RUN/bin/python3"'"
 }'
@@ -314,8 +316,8 @@ CS_PGID=$!
 log "running the puppeteer driver"
 E2E_URL="http://127.0.0.1:$PORT" E2E_WORKSPACE="$WS" E2E_FILE="$FILE" E2E_OUT="$OUT" E2E_LOGS="$USER_DATA/logs" \
     E2E_PROFILE="$RUN/chrome-profile" E2E_CHROMIUM="$CHROMIUM" E2E_EXPECT="$EXPECT" \
-    E2E_TIMEOUT_MS=300000 NODE_PATH="$DRIVER_DIR/node_modules" \
-    setsid timeout -k 10 360 "$NODE" "$here/e2e.cjs" </dev/null &
+    E2E_TIMEOUT_MS=420000 NODE_PATH="$DRIVER_DIR/node_modules" \
+    setsid timeout -k 10 480 "$NODE" "$here/e2e.cjs" </dev/null &
 DRIVER_PGID=$!
 wait "$DRIVER_PGID"
 driver_rc=$?
