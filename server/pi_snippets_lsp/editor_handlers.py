@@ -300,13 +300,24 @@ def _command_params(model: Any, args: tuple[Any, ...], command: str) -> Any:
 
 
 async def _apply(ls: SnippetsServer, edit: types.WorkspaceEdit, label: str) -> bool:
-    """``workspace/applyEdit``; whether the client applied it."""
+    """``workspace/applyEdit``; whether the client applied it. A refusal, an error answer
+    (Eglot answers one when the user declines) or no answer in time is told to the user
+    and counts as not applied."""
     request = ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=label))
-    result = await asyncio.wait_for(asyncio.shield(request), APPLY_EDIT_TIMEOUT)
-    if not result.applied:
-        reason = f": {result.failure_reason}" if result.failure_reason else ""
-        ls.show("warning", f"{MESSAGE_PREFIX} the editor did not apply {label}{reason}")
-    return bool(result.applied)
+    try:
+        result = await asyncio.wait_for(asyncio.shield(request), APPLY_EDIT_TIMEOUT)
+    except Exception as exc:  # the client's error answer, or a timeout
+        log.warning("workspace/applyEdit failed: %r", exc)
+        reason = str(exc) or "no answer"
+    else:
+        if result.applied:
+            return True
+        reason = result.failure_reason or ""
+    ls.show(
+        "warning",
+        f"{MESSAGE_PREFIX} the editor did not apply {label}{': ' if reason else ''}{reason}",
+    )
+    return False
 
 
 async def _save_snippet(ls: SnippetsServer, request: SaveSnippetParams) -> dict[str, Any]:

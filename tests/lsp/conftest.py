@@ -136,6 +136,7 @@ class Session:
     #: ``workspace/applyEdit`` requests received (answered applied unless refused).
     applied_edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
     refuse_edits: bool = False
+    fail_edits: bool = False
     #: ``workspace/semanticTokens/refresh`` requests received.
     token_refreshes: int = 0
     _load_event: asyncio.Event = field(default_factory=asyncio.Event)
@@ -293,6 +294,8 @@ async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
         @client.feature(types.WORKSPACE_APPLY_EDIT)
         def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
             session.applied_edits.append(params)
+            if session.fail_edits:  # an error answer, as Eglot gives when the user declines
+                raise RuntimeError("User cancelled server edit")
             if session.refuse_edits:
                 return types.ApplyWorkspaceEditResult(applied=False, failure_reason="refused")
             return types.ApplyWorkspaceEditResult(applied=True)

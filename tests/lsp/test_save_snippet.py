@@ -208,6 +208,15 @@ async def test_a_refused_edit_saves_nothing(start):
     assert "mine" not in await names(session)
 
 
+async def test_an_error_answer_to_the_edit_saves_nothing_and_says_so(start):
+    session = await start("neovim", settings={"snippets": {"greet": "Hello"}})
+    session.fail_edits = True
+    result = await save(session, {"text": "Some text", "name": "mine"})
+    assert result["applied"] is False
+    assert any("did not apply Save snippet %mine" in w for w in session.warnings_shown())
+    assert "mine" not in await names(session)
+
+
 async def test_the_code_action_runs_the_command(start):
     session = await start("visual-studio-code", settings={"snippets": {"greet": "Hello"}})
     uri = session.open("prompt.md", "Review this diff carefully")
