@@ -370,6 +370,8 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         position = Position(params.position.line, params.position.character)
         if document is None or not document.contains(position):
             return None
+        if params.text_document.uri in ls.settings_documents:
+            return None  # a settings file is no prompt (docs/lsp.md, "Settings files")
         before, _ = document.text_before(position, ls.encoding)
         suggestions = suggest(before, config)
         if suggestions is None:

@@ -218,3 +218,15 @@ async def test_multi_root_each_folders_project_file(start, tmp_path):
     for folder in (one, two):
         uri = open_settings(session, BAD, folder / ".pi" / "settings.json")
         assert len(await published(session, uri) or []) == 3
+
+
+async def test_a_settings_file_gets_no_snippet_completion(start):
+    """A `%name` typed into a snippet's text is not a marker anything expands."""
+    session = await start("neovim", settings={"snippets": {"greet": "Hello"}})
+    text = '{"piSimpleSnippets": {"snippets": {"greet": "Hello", "x": "see %gr"}}}'
+    uri = open_settings(session, text)
+    position = lsp_position(text, text.index("%gr") + 3, "utf-8")
+    assert await session.complete(uri, position.line, position.character) is None
+    other = session.open("prompt.md", "see %gr")
+    result = await session.complete(other, 0, 7)
+    assert result is not None and [i.label for i in result.items] == ["%greet"]
