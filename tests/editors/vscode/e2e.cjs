@@ -517,7 +517,10 @@ async function main() {
         record('JSON schema flags a bad snippet name and an empty value in .pi/settings.json', false, err.message);
     }
 
-    // 11. with expandOnCompletion, accepting leaves exactly the configured text: a multi-line
+    // 11-13: hover, the expand code action, save-as-snippet (before 14 changes the settings).
+    await markerFeatures(page);
+
+    // 14. with expandOnCompletion, accepting leaves exactly the configured text: a multi-line
     //     value with $HOME, a backtick, a tab and a }, on an indented list line at the end of a
     //     file without a final newline (no re-indented lines, the tab kept). Read from disk.
     {
@@ -538,7 +541,8 @@ async function main() {
                     2,
                 ),
             );
-            const want = new RegExp(`\\b${EXPECT.count + 2} snippets loaded\\b`);
+            // vs-live, exact, and the snippet saved in 13.
+            const want = new RegExp(`\\b${EXPECT.count + 3} snippets loaded\\b`);
             const deadline = Date.now() + 30000;
             let label3 = null;
             while (Date.now() < deadline && !(label3 && want.test(label3))) {
@@ -622,8 +626,6 @@ async function main() {
             record(what, false, err.message);
         }
     }
-
-    await markerFeatures(page);
 }
 
 /** Types `text` on a new last line of the active editor, closing any suggest widget it opens. */
@@ -650,7 +652,7 @@ async function pickRefactoring(page, title) {
     await row.asElement().click();
 }
 
-// 12-14. What a marker will become, in the editor: hover, the "Expand snippet markers" code
+// 11-13. What a marker will become, in the editor: hover, the "Expand snippet markers" code
 //        action, and "Save selection as snippet" through the input box.
 async function markerFeatures(page) {
     const { name, lines } = EXPECT.hover;
