@@ -27,6 +27,7 @@ from pi_snippets_lsp.session import (
     folder_for,
     generation_keys,
     is_inside,
+    is_settings_path,
     path_of_uri,
     settings_files,
 )
@@ -166,6 +167,33 @@ def test_combined_problems_keep_order_and_each_once() -> None:
         Config(),
     ]
     assert combined_problems(configs) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        pytest.param("/home/me/.pi/agent/settings.json", True, id="user-file"),
+        pytest.param("/work/a/.pi/settings.json", True, id="a-folders-project-file"),
+        pytest.param("/work/b/.pi/settings.json", True, id="the-default-folders"),
+        pytest.param("/work/a/sub/.pi/settings.json", False, id="nested-not-a-folder"),
+        pytest.param("/work/a/package.json", False, id="other-json"),
+        pytest.param("/work/a/../a/.pi/settings.json", True, id="normalized"),
+    ],
+)
+def test_settings_files_of_the_session(path: str, expected: bool) -> None:
+    """Trusted or not: an untrusted project file is what the user is editing."""
+    keys = ["/work/a", "/work/b", None]
+    user = Path("/home/me/.pi/agent/settings.json")
+    assert is_settings_path(path, user, keys) is expected
+
+
+def test_a_symlink_to_a_settings_file_is_that_file(tmp_path: Path) -> None:
+    user = tmp_path / "agent" / "settings.json"
+    user.parent.mkdir()
+    user.write_text("{}")
+    link = tmp_path / "dotfiles.json"
+    link.symlink_to(user)
+    assert is_settings_path(str(link), user, [])
 
 
 # --------------------------------------------------------------------------- the session
