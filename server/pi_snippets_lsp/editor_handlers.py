@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
 from . import translate
 from .config import MESSAGE_PREFIX, Config, plain_json
@@ -340,7 +340,10 @@ async def _save_snippet(ls: SnippetsServer, request: SaveSnippetParams) -> dict[
     uri = document.uri if document else path.as_uri()
     if insertion.create and not (features.document_changes and features.create_files):
         # The editor cannot create files: the server writes the new file itself.
-        await asyncio.to_thread(create_file, path, insertion.text)
+        try:
+            await asyncio.to_thread(create_file, path, insertion.text)
+        except OSError as exc:  # it appeared meanwhile, or the folder is not writable
+            raise JsonRpcInternalError(f"{SAVE_COMMAND}: cannot create {path}: {exc}") from None
         applied, unsaved = True, False
     else:
         target = document or Document(uri=uri, text="")

@@ -8,7 +8,7 @@ import json
 
 import pytest
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from .conftest import apply_text_edits, as_dict, capabilities, document_edits
 
@@ -143,6 +143,20 @@ async def test_a_client_that_cannot_create_files_gets_it_created_by_the_server(s
         "piSimpleSnippets": {"snippets": {"first": "First snippet"}}
     }
     assert await names(session) == {"first": "First snippet"}
+
+
+async def test_a_file_the_server_cannot_create_is_a_clear_error(start, tmp_path):
+    caps = capabilities("visual-studio-code")
+    assert caps.workspace is not None and caps.workspace.workspace_edit is not None
+    caps.workspace.workspace_edit.resource_operations = None
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    target = blocker / "settings.json"
+    session = await start(capabilities_override=caps, args=["--settings", str(target)])
+    with pytest.raises(JsonRpcException) as caught:
+        await save(session, {"text": "First snippet", "name": "first"})
+    assert f"cannot create {target}" in str(caught.value)
+    assert as_dict(await session.request("snippets/expand", {"text": "%first"}))["changed"] is False
 
 
 async def test_a_file_without_the_namespace_gets_it(start):
