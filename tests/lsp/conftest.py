@@ -342,4 +342,12 @@ async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
     for session in sessions:
         with contextlib.suppress(Exception):  # a test may have ended the session itself
             await asyncio.wait_for(session.client.shutdown_session(), 10)
+        # pygls's client.stop() waits for the process without ending it: a session that
+        # was never initialized (or a failed test) must not hang the suite.
+        process = session.client._server
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(process.wait(), 5)
+            if process.returncode is None:
+                process.kill()
         await session.client.stop()

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +62,7 @@ class Home:
             cwd=self.cwd,
             env=environment,
             check=False,
-            timeout=60,
+            timeout=30,
         )
         stderr = completed.stderr.decode("utf-8", "replace")
         assert "Traceback" not in stderr, stderr
@@ -321,6 +322,58 @@ def test_an_agent_dir_that_is_a_file_is_a_warning(home: Home) -> None:
     result = home.run("check", env={"PI_CODING_AGENT_DIR": str(not_a_dir)})
     assert result.returncode == 1
     assert f"cannot read {not_a_dir / 'settings.json'}" in result.text
+
+
+def _fifo(path: Path) -> Path:
+    os.mkfifo(path)
+    return path
+
+
+def _link(target: str) -> Callable[[Path], Path]:
+    def make(path: Path) -> Path:
+        path.symlink_to(target)
+        return path
+
+    return make
+
+
+def _loop(path: Path) -> Path:
+    path.symlink_to(path)
+    return path
+
+
+HOSTILE_FILES = [
+    pytest.param(_fifo, "is a named pipe (FIFO), not a settings file", id="fifo"),
+    pytest.param(_link("/dev/zero"), "is a device, not a settings file", id="dev-zero"),
+    pytest.param(_link("/dev/urandom"), "is a device, not a settings file", id="dev-urandom"),
+    pytest.param(_loop, "is a symbolic link loop", id="symlink-loop"),
+]
+
+
+@pytest.mark.parametrize(("make", "problem"), HOSTILE_FILES)
+@pytest.mark.parametrize("command", ["check", "expand"])
+def test_a_settings_path_that_is_no_regular_file_is_a_warning_never_a_hang(
+    home: Home, make: Callable[[Path], Path], problem: str, command: str
+) -> None:
+    """docs/configuration.md, "Reading a settings file": nothing blocks, nothing is read
+    without limit, and no traceback (``Home.run`` fails on one, and on a hang)."""
+    make(home.user_file)
+    result = home.run(command, stdin=b"%a")
+    assert f"{home.user_file} {problem}" in result.stderr + result.text
+    if command == "check":
+        assert result.returncode == 1
+    else:
+        assert result.returncode == 0 and result.stdout == b"%a"
+
+
+def test_a_trusted_project_file_that_loops_is_a_warning(home: Home) -> None:
+    home.write_user(namespace({"a": "AAA"}))
+    loop = home.cwd / ".pi" / "settings.json"
+    loop.parent.mkdir()
+    _loop(loop)
+    result = home.run("expand", "--trust-project", stdin=b"%a")
+    assert result.stdout == b"AAA"
+    assert f"{loop} is a symbolic link loop" in result.stderr
 
 
 def test_check_survives_lone_surrogates_in_names_and_values(home: Home) -> None:

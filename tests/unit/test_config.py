@@ -786,9 +786,6 @@ def load_file(path: Path, files: SettingsFiles | None = None) -> Config:
 @pytest.mark.parametrize(
     ("content", "snippets"),
     [
-        pytest.param(b"", {}, id="empty-file"),
-        pytest.param(b"  \n\t \r\n", {}, id="whitespace-only"),
-        pytest.param(b"\xef\xbb\xbf", {}, id="bom-only"),
         pytest.param(
             b'\xef\xbb\xbf{"piSimpleSnippets": {"snippets": {"a": "A"}}}', {"a": "A"}, id="bom"
         ),
@@ -818,6 +815,9 @@ def test_settings_files_that_parse(
 @pytest.mark.parametrize(
     ("content", "problem"),
     [
+        pytest.param(b"", "is empty", id="empty-file"),
+        pytest.param(b"  \n\t \r\n", "is empty", id="whitespace-only"),
+        pytest.param(b"\xef\xbb\xbf", "is empty", id="bom-only"),
         pytest.param(b"{ not json", "is not valid JSON", id="invalid-json"),
         pytest.param(b'{"a": 1,}', "is not valid JSON", id="trailing-comma"),
         pytest.param(b'// comment\n{"a": 1}', "is not valid JSON", id="comments"),

@@ -1,0 +1,295 @@
+"""Reading settings files safely: nothing a path leads to can block, exhaust memory or
+raise (docs/configuration.md, "Reading a settings file").
+
+Each hostile file runs the read on a worker thread with a time limit, so a read that
+blocks (the old behaviour with a FIFO) fails the test instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from pi_snippets_lsp import config as config_module
+from pi_snippets_lsp.config import (
+    MAX_SETTINGS_BYTES,
+    SETTINGS_KEY,
+    Config,
+    LoadRequest,
+    SettingsFiles,
+    load_config,
+)
+
+#: Seconds a read may take before the test calls it blocked (it takes milliseconds).
+BLOCKED = 10.0
+
+
+def write_json(path: Path, settings: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    return path
+
+
+def snippets(name: str, value: str) -> dict[str, object]:
+    return {SETTINGS_KEY: {"snippets": {name: value}}}
+
+
+def within_limit(read: Callable[[], Config], unblock: Callable[[], None] = lambda: None) -> Config:
+    """``read()`` on a thread; fails (after unblocking it) when it does not return."""
+    result: list[Config] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(read())
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(BLOCKED)
+    if thread.is_alive():
+        unblock()
+        thread.join(BLOCKED)
+        pytest.fail("reading the settings file blocked")
+    if errors:
+        raise errors[0]
+    return result[0]
+
+
+def load_user_file(path: Path, files: SettingsFiles | None = None) -> Config:
+    return within_limit(lambda: load_config(LoadRequest(user_file=path), files))
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "settings.json"
+    os.mkfifo(path)
+    yield path
+
+
+def feed_fifo(path: Path) -> Callable[[], None]:
+    """Unblock a reader stuck on the FIFO (what a writer would do)."""
+
+    def unblock() -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        os.close(fd)
+
+    return unblock
+
+
+# --------------------------------------------------------------------------- kinds of file
+
+
+def test_a_fifo_is_a_warning_and_never_blocks(fifo: Path) -> None:
+    config = within_limit(lambda: load_config(LoadRequest(user_file=fifo)), feed_fifo(fifo))
+    assert config.warnings == (f"{fifo} is a named pipe (FIFO), not a settings file",)
+    assert config.snippets == ()
+
+
+def test_a_fifo_replacing_a_good_file_keeps_its_last_content(tmp_path: Path) -> None:
+    path = write_json(tmp_path / "settings.json", snippets("a", "A"))
+    files = SettingsFiles()
+    load_user_file(path, files)
+    path.unlink()
+    os.mkfifo(path)
+    config = within_limit(lambda: load_config(LoadRequest(user_file=path), files), feed_fifo(path))
+    assert {s.name: s.value for s in config.snippets} == {"a": "A"}
+    assert config.warnings == (
+        f"{path} is a named pipe (FIFO), not a settings file; keeping its last valid content",
+    )
+
+
+def test_a_file_swapped_for_a_fifo_after_the_stat_is_refused_without_blocking(
+    fifo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race: the path is a regular file when stat-ed and a FIFO when opened. The
+    open does not block (O_NONBLOCK) and the opened file is checked again."""
+    regular = fifo.with_name("regular.json")
+    regular.write_text("{}", encoding="utf-8")
+    real_stat = os.stat
+
+    def stat_sees_a_regular_file(path: object, *args: object, **kwargs: object) -> object:
+        if os.fspath(path) == os.fspath(fifo):  # type: ignore[arg-type]
+            return real_stat(regular)
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(config_module.os, "stat", stat_sees_a_regular_file)
+    config = within_limit(lambda: load_config(LoadRequest(user_file=fifo)), feed_fifo(fifo))
+    assert config.warnings == (f"{fifo} is a named pipe (FIFO), not a settings file",)
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
+def test_a_link_to_a_device_is_a_warning_and_is_not_read(tmp_path: Path, device: str) -> None:
+    if not os.path.exists(device):
+        pytest.skip(f"{device} does not exist here")
+    path = tmp_path / "settings.json"
+    path.symlink_to(device)
+    config = load_user_file(path)
+    assert config.warnings == (f"{path} is a device, not a settings file",)
+
+
+def test_a_socket_is_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        config = load_user_file(path)
+    assert config.warnings == (f"{path} is a socket, not a settings file",)
+
+
+# --------------------------------------------------------------------------- size
+
+
+def test_a_file_over_the_size_limit_is_a_warning_naming_the_limit(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    with path.open("wb") as file:
+        file.truncate(MAX_SETTINGS_BYTES + 1)  # sparse: no disk used
+    config = load_user_file(path)
+    (warning,) = config.warnings
+    assert warning.startswith(str(path))
+    assert "16 MiB" in warning
+
+
+def test_a_file_of_exactly_the_limit_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    padding = MAX_SETTINGS_BYTES - len(json.dumps(snippets("a", "A")))
+    path.write_text(json.dumps(snippets("a", "A")) + " " * padding, encoding="utf-8")
+    assert path.stat().st_size == MAX_SETTINGS_BYTES
+    config = load_user_file(path)
+    assert config.warnings == ()
+    assert [s.name for s in config.snippets] == ["a"]
+
+
+def test_a_file_that_grows_past_the_limit_while_read_is_cut_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both stats say the file is small; the read still stops one byte past the limit."""
+    path = tmp_path / "settings.json"
+    with path.open("wb") as file:
+        file.truncate(MAX_SETTINGS_BYTES + 4096)
+    (tmp_path / "small.json").write_text("{}", encoding="utf-8")
+    small = os.stat(tmp_path / "small.json")
+    real_stat = os.stat
+    monkeypatch.setattr(
+        config_module.os,
+        "stat",
+        lambda p, *a, **k: small if os.fspath(p) == str(path) else real_stat(p, *a, **k),
+    )
+    monkeypatch.setattr(config_module.os, "fstat", lambda fd: small)
+    read: list[int] = []
+    real_read = os.read
+
+    def counting_read(fd: int, n: int) -> bytes:
+        data = real_read(fd, n)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(config_module.os, "read", counting_read)
+    config = load_user_file(path)
+    monkeypatch.undo()
+    (warning,) = config.warnings
+    assert "16 MiB" in warning
+    assert sum(read) == MAX_SETTINGS_BYTES + 1
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def test_a_symlink_loop_is_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.symlink_to(path)
+    config = load_user_file(path)
+    assert config.warnings == (f"{path} is a symbolic link loop",)
+
+
+def test_a_trusted_project_file_that_loops_is_a_warning_not_an_exception(tmp_path: Path) -> None:
+    """``Path.resolve()`` raises ``RuntimeError`` on a loop; a load must never raise."""
+    user = write_json(tmp_path / "user.json", snippets("u", "U"))
+    project = tmp_path / "project"
+    loop = project / ".pi" / "settings.json"
+    loop.parent.mkdir(parents=True)
+    loop.symlink_to(loop)
+    files = SettingsFiles()
+    request = LoadRequest(user_file=user, project_folder=project, trust_project=True)
+    config = within_limit(lambda: load_config(request, files))
+    assert [s.name for s in config.snippets] == ["u"]
+    assert config.warnings == (f"{loop} is a symbolic link loop",)
+    # Once the loop is gone, the file is read: nothing was cached as failed.
+    loop.unlink()
+    write_json(loop, snippets("p", "P"))
+    config = within_limit(lambda: load_config(request, files))
+    assert sorted(s.name for s in config.snippets) == ["p", "u"]
+    assert config.warnings == ()
+
+
+def test_an_untrusted_project_file_that_loops_is_not_an_exception(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    loop = project / ".pi" / "settings.json"
+    loop.parent.mkdir(parents=True)
+    loop.symlink_to(loop)
+    config = within_limit(
+        lambda: load_config(LoadRequest(user_file=tmp_path / "absent.json", project_folder=project))
+    )
+    assert config.warnings == ()
+
+
+def test_an_unreadable_file_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As root, permissions do not stop a read, so the refusal is simulated."""
+    path = write_json(tmp_path / "settings.json", snippets("a", "A"))
+
+    def refuse(*args: object, **kwargs: object) -> int:
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr(config_module.os, "open", refuse)
+    config = load_user_file(path)
+    assert config.warnings == (f"cannot read {path}: Permission denied",)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_a_file_without_read_permission_is_a_warning(tmp_path: Path) -> None:
+    path = write_json(tmp_path / "settings.json", snippets("a", "A"))
+    path.chmod(0)
+    config = load_user_file(path)
+    assert config.warnings == (f"cannot read {path}: Permission denied",)
+
+
+# --------------------------------------------------------------------------- saves
+
+
+def test_an_empty_file_at_first_read_is_a_warning_and_counts_as_empty(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_bytes(b"")
+    config = load_user_file(path)
+    assert config.snippets == ()
+    assert config.warnings == (f"{path} is empty",)
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        pytest.param(b"", id="truncated"),
+        pytest.param(b"\xef\xbb\xbf  \n", id="blank"),
+        pytest.param(b'{"piSimpleSnippets": {"snipp', id="half-written"),
+    ],
+)
+def test_a_save_met_in_between_keeps_the_last_good_content(tmp_path: Path, between: bytes) -> None:
+    path = write_json(tmp_path / "settings.json", snippets("a", "A"))
+    files = SettingsFiles()
+    load_user_file(path, files)
+    path.write_bytes(between)
+    config = load_user_file(path, files)
+    assert {s.name: s.value for s in config.snippets} == {"a": "A"}
+    (warning,) = config.warnings
+    assert warning.startswith(str(path))
+    assert warning.endswith("; keeping its last valid content")
+    write_json(path, snippets("b", "B"))
+    config = load_user_file(path, files)
+    assert {s.name: s.value for s in config.snippets} == {"b": "B"}
+    assert config.warnings == ()
