@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -358,6 +359,31 @@ async def test_a_failed_first_load_does_not_poison_later_requests(
     # The first load failed; an explicit reload (or a file change) loads for real.
     await session.reload()
     assert [s.name for s in (await session.loaded_config_for(None)).snippets] == ["ok"]
+
+
+async def test_a_load_runs_off_the_event_loop(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a load is stuck reading a file, the loop serves everything else with the
+    current generation (a read on the loop would stall every request)."""
+    write(user_file, {"snippets": {"ok": "fine"}})
+    session = make_session(user_file, FakeLink())
+    await session.reload()
+    release = threading.Event()
+    real = session._load_all
+
+    def stuck() -> object:
+        release.wait(30)
+        return real()
+
+    monkeypatch.setattr(session, "_load_all", stuck)
+    reload = asyncio.ensure_future(session.reload())
+    await asyncio.wait_for(asyncio.sleep(0.01), 5)
+    assert not reload.done()
+    assert [s.name for s in session.config_for(None).snippets] == ["ok"]
+    release.set()
+    await asyncio.wait_for(reload, 30)
+    assert session.generation == 2
 
 
 async def test_the_first_generation_is_loaded_once_whoever_asks(user_file: Path) -> None:
