@@ -12,6 +12,10 @@ rules:
   over ``MAX_BODY``), or a header line longer than ``MAX_HEADER``, is a ``Problem``:
   the decoder reports it and resynchronizes at the next ``Content-Length`` header it
   finds, so a broken frame never wedges the stream and never buffers without limit.
+- A body must be one JSON-RPC 2.0 message (``parse_message``): a JSON object, with an
+  ``id`` that is an integer or a string. What is not is a ``Rejection``, answered with
+  -32700 (not UTF-8 JSON) or -32600 (a batch, which LSP does not have; not an object;
+  a bad ``id``, ``method`` or ``jsonrpc``), ``id: null`` when the id is unusable.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ MAX_HEADER: Final = 8 * 1024
 
 _CONTENT_LENGTH: Final = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 _DIGITS: Final = re.compile(rb"[0-9]+")
+
+
+#: JSON-RPC error codes of a body that is not a message.
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
 
 
 class FramingError(ValueError):
@@ -125,8 +134,11 @@ class FrameDecoder:
             del self._buffer[:1]
             return Problem(f"header block longer than {self.max_header} bytes")
         block = bytes(self._buffer[:end])
-        del self._buffer[: end + separator]
-        return _content_length(block, self.max_body)
+        length = _content_length(block, self.max_body)
+        # A bad block loses its first byte only: garbage glued to the front of a valid
+        # header ("xyzContent-Length: 5") leaves that header to be found by the resync.
+        del self._buffer[: 1 if isinstance(length, Problem) else end + separator]
+        return length
 
 
 def _block_end(buffer: bytearray) -> tuple[int, int]:
@@ -203,3 +215,77 @@ def _read_some(stream: IO[bytes]) -> bytes:
         data: bytes = read1(65536)
         return data
     return stream.read(1)
+
+
+# --------------------------------------------------------------------------- messages
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A body that is not a JSON-RPC message, and the error that answers it.
+
+    ``id`` is the request's id when it could be read, else None (sent as ``null``).
+    ``answer`` is False for what must get no answer: a response (JSON-RPC never
+    answers a response).
+    """
+
+    code: int
+    message: str
+    id: int | str | None = None
+    answer: bool = True
+
+    def response(self) -> dict[str, Any]:
+        return {
+            "jsonrpc": "2.0",
+            "id": self.id,
+            "error": {"code": self.code, "message": self.message},
+        }
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _is_id(value: object) -> bool:
+    """LSP ids are integers or strings (a bool is no integer, a float is not one)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def parse_message(body: bytes) -> dict[str, Any] | Rejection:
+    """One body as a JSON-RPC 2.0 message (a dict), or why it is not one."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Rejection(PARSE_ERROR, f"Parse error: the body is not UTF-8 (byte {exc.start})")
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        return Rejection(PARSE_ERROR, f"Parse error: the body is not JSON ({_reason(exc)})")
+    if isinstance(value, list):
+        return Rejection(INVALID_REQUEST, "Invalid request: LSP has no batches (a JSON array)")
+    if not isinstance(value, dict):
+        return Rejection(INVALID_REQUEST, "Invalid request: a message is a JSON object")
+    has_id = "id" in value
+    msg_id = value.get("id")
+    is_request = "method" in value
+    if has_id and not _is_id(msg_id):
+        return Rejection(
+            INVALID_REQUEST,
+            "Invalid request: an id is an integer or a string",
+            answer=is_request,
+        )
+    if value.get("jsonrpc") != "2.0":
+        return Rejection(
+            INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"', msg_id, is_request
+        )
+    if is_request and not isinstance(value["method"], str):
+        return Rejection(INVALID_REQUEST, "Invalid request: a method is a string", msg_id)
+    if not is_request and not has_id:
+        return Rejection(INVALID_REQUEST, "Invalid request: neither a method nor an id")
+    return value
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)

@@ -39,6 +39,7 @@ CORE = [
     "protocol",
     "ranking",
     "session",
+    "settings_file",
     "snippet",
     "watch",
 ]

@@ -17,15 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_snippets_lsp import config as config_module
-from pi_snippets_lsp.config import (
-    MAX_SETTINGS_BYTES,
-    SETTINGS_KEY,
-    Config,
-    LoadRequest,
-    SettingsFiles,
-    load_config,
-)
+from pi_snippets_lsp import settings_file
+from pi_snippets_lsp.config import SETTINGS_KEY, Config, LoadRequest, SettingsFiles, load_config
+from pi_snippets_lsp.settings_file import MAX_SETTINGS_BYTES
 
 #: Seconds a read may take before the test calls it blocked (it takes milliseconds).
 BLOCKED = 10.0
@@ -121,7 +115,7 @@ def test_a_file_swapped_for_a_fifo_after_the_stat_is_refused_without_blocking(
             return real_stat(regular)
         return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(config_module.os, "stat", stat_sees_a_regular_file)
+    monkeypatch.setattr(settings_file.os, "stat", stat_sees_a_regular_file)
     config = within_limit(lambda: load_config(LoadRequest(user_file=fifo)), feed_fifo(fifo))
     assert config.warnings == (f"{fifo} is a named pipe (FIFO), not a settings file",)
 
@@ -178,11 +172,11 @@ def test_a_file_that_grows_past_the_limit_while_read_is_cut_off(
     small = os.stat(tmp_path / "small.json")
     real_stat = os.stat
     monkeypatch.setattr(
-        config_module.os,
+        settings_file.os,
         "stat",
         lambda p, *a, **k: small if os.fspath(p) == str(path) else real_stat(p, *a, **k),
     )
-    monkeypatch.setattr(config_module.os, "fstat", lambda fd: small)
+    monkeypatch.setattr(settings_file.os, "fstat", lambda fd: small)
     read: list[int] = []
     real_read = os.read
 
@@ -191,7 +185,7 @@ def test_a_file_that_grows_past_the_limit_while_read_is_cut_off(
         read.append(len(data))
         return data
 
-    monkeypatch.setattr(config_module.os, "read", counting_read)
+    monkeypatch.setattr(settings_file.os, "read", counting_read)
     config = load_user_file(path)
     monkeypatch.undo()
     (warning,) = config.warnings
@@ -247,7 +241,7 @@ def test_an_unreadable_file_is_a_warning(tmp_path: Path, monkeypatch: pytest.Mon
     def refuse(*args: object, **kwargs: object) -> int:
         raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
-    monkeypatch.setattr(config_module.os, "open", refuse)
+    monkeypatch.setattr(settings_file.os, "open", refuse)
     config = load_user_file(path)
     assert config.warnings == (f"cannot read {path}: Permission denied",)
 
