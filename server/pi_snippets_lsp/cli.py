@@ -19,9 +19,10 @@ from . import __version__
 from .api import load_config
 from .config import Config, settings_json_schema
 from .expansion import Expansion, expand
-from .server import QuietInvalidParams, create_server
+from .server import QuietInvalidParams
 from .session import ServerOptions
 from .snippet import preview
+from .transport import Daemon, serve_stdio
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +66,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="serve on stdin/stdout (default)")
-    transport.add_argument("--tcp", action="store_true", help="serve on a TCP socket")
-    transport.add_argument("--ws", action="store_true", help="serve on a WebSocket")
-    parser.add_argument("--host", default="127.0.0.1", help="socket host (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=2087, help="socket port (default 2087)")
+    transport.add_argument(
+        "--tcp",
+        action="store_true",
+        help="serve on a TCP socket, as a daemon: every connection is a session of its own",
+    )
+    transport.add_argument(
+        "--ws", action="store_true", help="the same on a WebSocket (needs pi-snippets-lsp[ws])"
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: loopback only, other machines cannot "
+        "connect; the server has no authentication, so think before listening on others)",
+    )
+    parser.add_argument(
+        "--port", type=int, default=2087, help="port to listen on (default 2087; 0: any free)"
+    )
     _add_settings_options(parser)
 
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -207,13 +221,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         user_settings=args.settings,
         default_project=args.project,
         trust_project=args.trust_project,
+        error_details=args.verbose > 0,
     )
-    server = create_server(options)
     if args.tcp:
-        server.start_tcp(args.host, args.port)
-    elif args.ws:
-        server.start_ws(args.host, args.port)
-    else:
-        server.start_io()
-    # LSP: exit code 0 after a `shutdown` request, 1 when the stream ends without one.
-    return 0 if server.shutdown_requested else 1
+        return Daemon(options, args.host, args.port).serve_tcp()
+    if args.ws:
+        return Daemon(options, args.host, args.port).serve_ws()
+    # LSP: exit code 0 after a `shutdown` request, 1 when the session ends without one.
+    return serve_stdio(options)

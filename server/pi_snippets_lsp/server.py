@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import Any, Final
 
 import attrs
@@ -98,6 +98,11 @@ class SnippetsProtocol(LanguageServerProtocol):
 
     _server: SnippetsServer
 
+    def __init__(self, server: SnippetsServer, converter: Any) -> None:
+        #: ``shutdown`` arrived (pygls marks it only once its handler is done).
+        self.shutdown_received = False
+        super().__init__(server, converter)
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         """pygls drops a message whose params do not fit the method's type, and a client
         waiting for the answer hangs. Answer such a request with -32602 instead, and
@@ -120,7 +125,7 @@ class SnippetsProtocol(LanguageServerProtocol):
         method = getattr(message, "method", None)
         msg_id = getattr(message, "id", None)
         if method is not None and msg_id is not None:
-            if self._shutdown and method != types.EXIT:
+            if self.shutdown_received and method != types.EXIT:
                 # pygls drops requests after shutdown silently; LSP asks for an error.
                 self._refuse(msg_id, -32600, f"{method}: the server is shut down")
                 return
@@ -129,6 +134,8 @@ class SnippetsProtocol(LanguageServerProtocol):
                     msg_id, SERVER_NOT_INITIALIZED, f"{method}: the server is not initialized"
                 )
                 return
+            if method == types.SHUTDOWN:
+                self.shutdown_received = True
         elif method is not None and self._workspace is None and method != types.EXIT:
             log.warning("ignored %s before initialize", method)
             return
@@ -136,6 +143,34 @@ class SnippetsProtocol(LanguageServerProtocol):
 
     def _refuse(self, msg_id: Any, code: int, message: str) -> None:
         self._send_response(msg_id, error=types.ResponseError(code=code, message=message))
+
+    def _send_response(
+        self, msg_id: Any, result: Any = None, error: types.ResponseError | None = None
+    ) -> None:
+        """pygls puts an internal error's traceback (file paths, code) in ``data``; the
+        client gets it only from a server started with ``-v``."""
+        if error is not None and error.data is not None and not self._server.error_details:
+            error = types.ResponseError(code=error.code, message=error.message)
+        super()._send_response(msg_id, result, error)
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        """``exit`` ends this connection's session, not the process: pygls calls
+        ``sys.exit``, which in the daemon would end every session. The transport decides
+        what ending means (``SnippetsServer.end``)."""
+        if (user_handler := self.fm.features.get(types.EXIT)) is not None:
+            yield user_handler, args, None
+        self._server.end(0 if self.shutdown_received else 1)
+
+    def pending_handlers(self) -> set[asyncio.Future[Any]]:
+        """Handlers still running (requests and notifications), but the caller's own."""
+        current = asyncio.current_task()
+        pending: set[asyncio.Future[Any]] = set()
+        futures: list[object] = list(self._request_futures.values())
+        for future in futures:  # async handlers' are asyncio futures; others are not
+            if isinstance(future, asyncio.Future) and not future.done() and future is not current:
+                pending.add(future)
+        return pending
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in _CUSTOM_METHODS:
@@ -204,8 +239,23 @@ class SnippetsServer(LanguageServer):
         self.documents: dict[str, Document] = {}
         #: Open documents that are settings files the session reads (they get diagnostics).
         self.settings_documents: set[str] = set()
-        self.session = Session(link=self, cli=options or ServerOptions())
+        self.options = options or ServerOptions()
+        self.session = Session(link=self, cli=self.options)
         self._tasks: set[asyncio.Future[Any]] = set()
+        #: Called with the exit code when the client sends ``exit`` (set by the
+        #: transport, see ``transport.py``).
+        self.on_end: Callable[[int], None] | None = None
+
+    @property
+    def error_details(self) -> bool:
+        return self.options.error_details
+
+    def end(self, code: int) -> None:
+        """The client sent ``exit``: end this session with ``code`` (0 after
+        ``shutdown``, 1 without), as the transport sees fit."""
+        if self.on_end is None:
+            raise SystemExit(code)
+        self.on_end(code)
 
     @property
     def encoding(self) -> Encoding:
@@ -213,7 +263,7 @@ class SnippetsServer(LanguageServer):
 
     @property
     def shutdown_requested(self) -> bool:
-        return self.session.shut_down
+        return self.protocol.shutdown_received
 
     def spawn(self, work: Awaitable[Any]) -> None:
         """Run ``work`` in the background, keeping a reference until it is done."""
@@ -335,7 +385,12 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         await ls.session.start()
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: SnippetsServer, params: None) -> None:
+    async def shutdown(ls: SnippetsServer, params: None) -> None:
+        # Every request received before ``shutdown`` is answered before it (pygls would
+        # cancel what is still running), so a client that pipelines its last requests
+        # and ``shutdown`` gets every answer.
+        if pending := ls.protocol.pending_handlers():
+            await asyncio.wait(pending, timeout=CLIENT_REQUEST_TIMEOUT + 1)
         ls.session.stop()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -54,11 +54,13 @@ PROJECT_GLOB: Final = "**/.pi/settings.json"
 
 @dataclass(frozen=True)
 class ServerOptions:
-    """Command-line choices: ``--settings``, ``--project``, ``--trust-project``."""
+    """Command-line choices: ``--settings``, ``--project``, ``--trust-project``, and
+    ``-v`` (``error_details``: an internal error's answer carries its traceback)."""
 
     user_settings: str | None = None
     default_project: str | None = None
     trust_project: bool = False
+    error_details: bool = False
 
 
 class Link(Protocol):
@@ -442,6 +444,11 @@ class Session:
         await self.reload(pull=False)
 
     # ------------------------------------------------------------------ shutdown
+
+    def close(self) -> None:
+        """The connection is gone: stop watching. Nothing is sent; nobody listens."""
+        self.shut_down = True
+        self.watcher.stop()
 
     def stop(self) -> None:
         """``shutdown``: unregister, stop watching, and clear the configuration."""

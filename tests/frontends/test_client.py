@@ -82,15 +82,22 @@ def test_expand_list_reload_complete(connect: ClientFactory, tmp_path: Path) -> 
     client.close_document("untitled:other")
 
 
-def test_close_leaves_no_process(connect: ClientFactory, transport: str) -> None:
+def test_close_ends_the_session_only(connect: ClientFactory, transport: str) -> None:
+    """stdio: closing ends the server process (exit code 0). TCP: the daemon goes on
+    serving other sessions; SIGTERM ends it with 0."""
     client = connect(EXAMPLES)
     proc = client.server_process  # type: ignore[attr-defined]
+    port = client._sock.getpeername()[1] if client._sock is not None else None
     returncode = client.close()
     if transport == "stdio":
         assert returncode == 0
         assert client.process is proc
     else:
         assert returncode is None
+        assert proc.poll() is None and port is not None
+        with SnippetsClient.connect("127.0.0.1", port, timeout=TIMEOUT) as again:
+            assert again.expand("%use-mcp").changed
+        proc.terminate()
         proc.wait(TIMEOUT)
     assert proc.poll() is not None
     assert proc.returncode == 0
