@@ -14,13 +14,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pi_snippets_lsp.framing import (
+    INVALID_REQUEST,
     MAX_HEADER,
+    PARSE_ERROR,
     FrameDecoder,
     FramingError,
     MessageReader,
     Problem,
+    Rejection,
     encode,
     frame,
+    parse_message,
 )
 
 
@@ -178,3 +182,89 @@ class OneByteAtATime(io.RawIOBase):
 
 def test_message_reader_works_on_a_stream_without_read1() -> None:
     assert list(MessageReader(OneByteAtATime(encode({"a": [1, 2]})))) == [{"a": [1, 2]}]
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        pytest.param(b"xyz", id="glued-to-the-header"),
+        pytest.param(b"\x00\xff junk: here", id="a-line-with-a-colon"),
+        pytest.param(b"Content-Length: 99999999999999999999999", id="a-bad-header-first"),
+    ],
+)
+def test_a_valid_header_glued_behind_garbage_is_found(garbage: bytes) -> None:
+    """The bad block loses one byte, not its whole length: the resync finds the valid
+    ``Content-Length`` inside what was read as one broken header block."""
+    out = decode(garbage + encode({"found": True}), max_body=100)
+    assert [b for b in out if isinstance(b, bytes)] == [b'{"found":true}']
+
+
+@given(st.binary(max_size=300), st.integers(min_value=1, max_value=64))
+def test_any_bytes_before_a_message_never_hide_the_message_for_good(
+    noise: bytes, step: int
+) -> None:
+    """Whatever came before, a valid message followed by enough valid messages gets
+    through: the decoder resynchronizes, never wedges. (Noise may declare a body that
+    swallows some of what follows, up to its length.)"""
+    marker = encode({"m": 1})
+    data = noise + b"\r\n\r\n" + marker * 40
+    bodies = [b for b in decode(data, step, max_body=2000) if isinstance(b, bytes)]
+    assert b'{"m":1}' in bodies
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "msg_id", "answer"),
+    [
+        pytest.param(b'{"jsonrpc":"2.0","id":1,"method":"x\xff"}', PARSE_ERROR, None, True,
+                     id="not-utf8"),
+        pytest.param(b"{", PARSE_ERROR, None, True, id="not-json"),
+        pytest.param(b'\xef\xbb\xbf{"jsonrpc":"2.0","method":"n"}', PARSE_ERROR, None, True,
+                     id="a-bom-is-not-json"),
+        pytest.param(b'{"a": NaN}', PARSE_ERROR, None, True, id="nan"),
+        pytest.param(b"[" * 5000 + b"]" * 5000, PARSE_ERROR, None, True, id="too-deep"),
+        pytest.param(b"[]", INVALID_REQUEST, None, True, id="batch"),
+        pytest.param(b"7", INVALID_REQUEST, None, True, id="number"),
+        pytest.param(b'{"jsonrpc":"2.0","id":{},"method":"m"}', INVALID_REQUEST, None, True,
+                     id="object-id"),
+        pytest.param(b'{"jsonrpc":"2.0","id":[],"method":"m"}', INVALID_REQUEST, None, True,
+                     id="array-id"),
+        pytest.param(b'{"jsonrpc":"2.0","id":false,"method":"m"}', INVALID_REQUEST, None, True,
+                     id="bool-id"),
+        pytest.param(b'{"jsonrpc":"2.0","id":2.5,"method":"m"}', INVALID_REQUEST, None, True,
+                     id="float-id"),
+        pytest.param(b'{"jsonrpc":"2.0","id":null,"method":"m"}', INVALID_REQUEST, None, True,
+                     id="null-id"),
+        pytest.param(b'{"jsonrpc":"2.0","id":{},"result":1}', INVALID_REQUEST, None, False,
+                     id="a-response-is-never-answered"),
+        pytest.param(b'{"jsonrpc":"1.0","id":4,"method":"m"}', INVALID_REQUEST, 4, True,
+                     id="wrong-version-keeps-the-id"),
+        pytest.param(b'{"id":"s","method":"m"}', INVALID_REQUEST, "s", True, id="no-version"),
+        pytest.param(b'{"jsonrpc":"2.0","id":4,"method":[]}', INVALID_REQUEST, 4, True,
+                     id="method-not-a-string"),
+        pytest.param(b'{"jsonrpc":"2.0"}', INVALID_REQUEST, None, True, id="empty-message"),
+    ],
+)  # fmt: skip
+def test_a_body_that_is_no_message_is_rejected(
+    body: bytes, code: int, msg_id: object, answer: bool
+) -> None:
+    rejection = parse_message(body)
+    assert isinstance(rejection, Rejection)
+    assert (rejection.code, rejection.id, rejection.answer) == (code, msg_id, answer)
+    response = rejection.response()
+    assert response["id"] == msg_id and response["error"]["code"] == code
+    assert set(response["error"]) == {"code", "message"}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{}}', id="request"),
+        pytest.param(b'{"jsonrpc":"2.0","id":"a-string","method":"m"}', id="string-id"),
+        pytest.param(b'{"jsonrpc":"2.0","id":-3,"method":"m"}', id="negative-id"),
+        pytest.param(b'{"jsonrpc":"2.0","method":"n"}', id="notification"),
+        pytest.param(b'{"jsonrpc":"2.0","id":1,"result":null}', id="response"),
+        pytest.param(b'{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}', id="error"),
+    ],
+)
+def test_a_message_is_parsed(body: bytes) -> None:
+    assert parse_message(body) == json.loads(body)

@@ -1,0 +1,142 @@
+"""One connection's session in-process (``transport.Connection``): how it ends, what an
+internal error tells the client, answers to pipelined requests (docs/lsp.md,
+"Lifecycle" and "Errors")."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_snippets_lsp.framing import FrameDecoder, encode
+from pi_snippets_lsp.session import ServerOptions
+from pi_snippets_lsp.transport import Connection
+
+
+class Captured:
+    """A writer that keeps what the server sends."""
+
+    def __init__(self) -> None:
+        self.decoder = FrameDecoder()
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.decoder.feed(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def messages(self) -> list[dict[str, Any]]:
+        return [json.loads(b) for b in self.decoder.frames() if isinstance(b, bytes)]
+
+
+def connect(tmp_path: Path, **options: Any) -> tuple[Connection, Captured]:
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"piSimpleSnippets": {"snippets": {"a": "AAA"}}}))
+    writer = Captured()
+    connection = Connection(ServerOptions(user_settings=str(settings), **options), writer, "test")
+    return connection, writer
+
+
+def request(msg_id: int, method: str, params: object = None) -> bytes:
+    return encode({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+
+
+def notification(method: str, params: object = None) -> bytes:
+    return encode({"jsonrpc": "2.0", "method": method, "params": params or {}})
+
+
+INITIALIZE = request(1, "initialize", {"capabilities": {}, "initializationOptions": {}})
+
+
+async def settle(connection: Connection) -> None:
+    for _ in range(200):
+        if not connection.protocol.pending_handlers():
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize("details", [False, True])
+async def test_an_internal_error_carries_a_traceback_only_with_v(
+    tmp_path: Path, details: bool
+) -> None:
+    connection, writer = connect(tmp_path, error_details=details)
+
+    @connection.server.feature("test/fail")
+    def fail(ls: Any, params: Any) -> None:
+        raise RuntimeError("a bug in /home/someone/secret.py")
+
+    connection.feed(INITIALIZE + request(2, "test/fail", {}))
+    await settle(connection)
+    (error,) = [m for m in writer.messages() if m.get("id") == 2]
+    assert error["error"]["code"] == -32603
+    assert "RuntimeError" in error["error"]["message"]
+    if details:
+        assert "traceback" in error["error"]["data"]
+    else:
+        assert "data" not in error["error"]
+    connection.close()
+
+
+@pytest.mark.parametrize(("shutdown", "code"), [(True, 0), (False, 1)])
+async def test_exit_ends_the_connection_not_the_process(
+    tmp_path: Path, shutdown: bool, code: int
+) -> None:
+    """pygls's ``exit`` calls ``sys.exit``; in the daemon that would end every session."""
+    connection, writer = connect(tmp_path)
+    messages = INITIALIZE + notification("initialized")
+    if shutdown:
+        messages += request(2, "shutdown")
+    connection.feed(messages + notification("exit"))  # no SystemExit escapes
+    assert await asyncio.wait_for(connection.ended, 10) == code
+    await connection.finish()
+    connection.close()
+    assert writer.closed
+
+
+async def test_requests_piped_before_shutdown_are_all_answered(tmp_path: Path) -> None:
+    """A transcript piped in one go: every request gets its answer before ``shutdown``'s,
+    and the first generation's ``snippets/didLoad`` comes before them."""
+    connection, writer = connect(tmp_path)
+    connection.feed(
+        INITIALIZE
+        + notification("initialized")
+        + b"".join(request(10 + i, "snippets/expand", {"text": f"%a {i}"}) for i in range(20))
+        + request(30, "snippets/expand", {"text": 5})
+        + request(40, "shutdown")
+        + notification("exit")
+    )
+    assert await asyncio.wait_for(connection.ended, 10) == 0
+    await connection.finish()
+    connection.close()
+    messages = writer.messages()
+    order = [m.get("method") or m["id"] for m in messages if m.get("method") != "window/logMessage"]
+    assert order[:2] == [1, "snippets/didLoad"]
+    answers = {m["id"]: m for m in messages if "id" in m and "method" not in m}
+    assert [answers[10 + i]["result"]["text"] for i in range(20)] == [f"AAA {i}" for i in range(20)]
+    assert answers[30]["error"]["code"] == -32602
+    assert answers[40] == {"jsonrpc": "2.0", "id": 40, "result": None}
+    assert order.index(40) == len(order) - 1
+
+
+async def test_two_connections_share_nothing(tmp_path: Path) -> None:
+    one, _ = connect(tmp_path)
+    two, _ = connect(tmp_path)
+    doc = {"uri": "untitled:x", "languageId": "md", "version": 1, "text": "%"}
+    one.feed(
+        INITIALIZE
+        + notification("initialized")
+        + notification("textDocument/didOpen", {"textDocument": doc})
+    )
+    two.feed(INITIALIZE + notification("initialized"))
+    assert set(one.server.documents) == {"untitled:x"}
+    assert two.server.documents == {}
+    assert one.server.session is not two.server.session
+    await settle(one)
+    await settle(two)
+    for connection in (one, two):
+        connection.close()
