@@ -97,11 +97,15 @@ class RawServer:
 
     def response(self, msg_id: object, timeout: float = STUCK) -> dict[str, Any]:
         """The response with ``msg_id`` (messages before it are kept in ``seen``)."""
+        return self.first_response([msg_id], timeout)
+
+    def first_response(self, ids: Sequence[object], timeout: float = STUCK) -> dict[str, Any]:
+        """The first response to any of ``ids``."""
         while True:
             message = self.next_message(timeout)
             if message is None:
-                raise AssertionError(f"the server ended before answering {msg_id!r}")
-            if "method" not in message and message.get("id") == msg_id:
+                raise AssertionError(f"the server ended before answering {ids[0]!r}")
+            if "method" not in message and message.get("id") in ids:
                 return message
 
     def responses_with_null_id(self) -> list[dict[str, Any]]:
