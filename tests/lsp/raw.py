@@ -47,11 +47,14 @@ class RawServer:
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
         self._next_id = 1000
+        self._send_lock = threading.Lock()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
         try:
             for message in MessageReader(self.process.stdout):
+                if "method" in message and "id" in message:
+                    self._answer(message)
                 self.messages.put(message)
         except FramingError as exc:  # the server must only ever write frames
             self.garbage.append(str(exc))
@@ -62,12 +65,24 @@ class RawServer:
         for line in self.process.stderr:
             self.stderr += line
 
+    def _answer(self, request: dict[str, Any]) -> None:
+        """Answer the server's requests as a minimal client does (registrations: null;
+        ``workspace/configuration``: null for each item)."""
+        result: object = None
+        if request["method"] == "workspace/configuration":
+            params = request.get("params") or {}
+            result = [None for _ in params.get("items", [])]
+        with contextlib.suppress(OSError, ValueError):
+            self.send_message({"jsonrpc": "2.0", "id": request["id"], "result": result})
+
     # ------------------------------------------------------------------ sending
 
     def send(self, data: bytes) -> None:
+        """Write bytes (from any thread: one frame is never cut by another's)."""
         assert self.process.stdin is not None
-        self.process.stdin.write(data)
-        self.process.stdin.flush()
+        with self._send_lock:
+            self.process.stdin.write(data)
+            self.process.stdin.flush()
 
     def send_message(self, message: dict[str, Any]) -> None:
         self.send(encode(message))
@@ -113,17 +128,24 @@ class RawServer:
 
     # ------------------------------------------------------------------ the session
 
-    def start(self, settings: dict[str, Any] | None = None) -> None:
-        """``initialize`` + ``initialized``; waits for the first ``snippets/didLoad``."""
+    def start(
+        self, capabilities: dict[str, Any] | None = None, poll_interval: float = 0
+    ) -> dict[str, Any]:
+        """``initialize`` + ``initialized``; the first ``snippets/didLoad``'s params."""
         init = self.request(
             "initialize",
-            {"processId": None, "capabilities": {}, "initializationOptions": {"pollInterval": 0}},
+            {
+                "processId": None,
+                "capabilities": capabilities or {},
+                "initializationOptions": {"pollInterval": poll_interval},
+            },
         )
         assert "result" in self.response(init)
         self.notify("initialized")
         while (message := self.next_message()) is not None:
             if message.get("method") == "snippets/didLoad":
-                return
+                params: dict[str, Any] = message["params"]
+                return params
         raise AssertionError("the server ended before its first load")
 
     def expand(self, text: str, timeout: float = STUCK) -> dict[str, Any]:
