@@ -210,10 +210,12 @@ def _setup_logging(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _setup_logging(args)
-    if args.command == "expand":
-        return run_expand(args)
-    if args.command == "check":
-        return run_check(args)
+    if args.command in ("expand", "check"):
+        try:
+            return run_expand(args) if args.command == "expand" else run_check(args)
+        except OSError as exc:  # a lost working directory, a closed pipe: one line
+            print(f"pi-snippets-lsp: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     if args.command == "schema":
         return run_schema()
 

@@ -376,6 +376,22 @@ def test_a_trusted_project_file_that_loops_is_a_warning(home: Home) -> None:
     assert f"{loop} is a symbolic link loop" in result.stderr
 
 
+@pytest.mark.parametrize("command", ["check", "expand"])
+def test_a_working_directory_that_is_gone_is_one_line(home: Home, command: str) -> None:
+    gone = home.root / "gone"
+    gone.mkdir()
+    script = (
+        f'cd "{gone}" && rmdir "{gone}" && exec "{sys.executable}" -m pi_snippets_lsp {command}'
+    )
+    completed = subprocess.run(
+        ["sh", "-c", script], input=b"%a", capture_output=True, timeout=30, check=False
+    )
+    stderr = completed.stderr.decode()
+    assert completed.returncode == 2
+    assert "Traceback" not in stderr
+    assert stderr.startswith("pi-snippets-lsp: ")
+
+
 def test_check_survives_lone_surrogates_in_names_and_values(home: Home) -> None:
     home.user_file.write_text(
         '{"piSimpleSnippets": {"snippets": {"a": "x\\ud800", "\\udc80": "y"}}}',
