@@ -15,16 +15,30 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
+
 from . import __version__
 from .api import load_config
 from .config import Config, settings_json_schema
 from .expansion import Expansion, expand
-from .server import QuietInvalidParams
 from .session import ServerOptions
 from .snippet import preview
 from .transport import Daemon, serve_stdio
 
 log = logging.getLogger(__name__)
+
+
+class QuietInvalidParams(logging.Filter):
+    """pygls logs a full traceback for every error answer; bad params are the client's
+    mistake, already answered with -32602, so one line is enough. Installed by the CLI."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, JsonRpcInvalidParams | JsonRpcInvalidRequest):
+            record.msg, record.args, record.exc_info = "%s", (exc.message,), None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
 
 #: A lone surrogate: JSON allows one in a settings string ("\ud800"), UTF-8 cannot
 #: encode it.

@@ -25,7 +25,8 @@ from . import jsontree
 from .documents import line_starts
 from .grammar import JS_WHITESPACE, is_valid_name
 from .jsontree import BOM, JsonParseError, JsonPath
-from .settings_file import SettingsFileError, is_regular_file, read_settings_bytes, same_file
+from .settings_file import SettingsFileError as SettingsFileError  # re-exported: callers' name
+from .settings_file import is_regular_file, read_settings_bytes, same_file
 from .snippet import Snippet
 
 SETTINGS_KEY: Final = "piSimpleSnippets"

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any, Final
 
 import attrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
-from pygls.lsp.server import LanguageServer
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import (
     JsonRPCNotification,
     LanguageServerProtocol,
@@ -30,6 +29,7 @@ from .completion import suggest
 from .config import plain_json
 from .documents import Document, Encoding, Position
 from .expansion import expand
+from .link import CLIENT_REQUEST_TIMEOUT, ClientLink
 from .options import ClientFeatures
 from .protocol import (
     EXPAND,
@@ -41,35 +41,13 @@ from .protocol import (
     SnippetsListing,
     parse_params,
 )
-from .session import MessageKind, ServerOptions, Session, path_of_uri
+from .session import ServerOptions, Session, path_of_uri
 from .translate import TRIGGER_CHARACTERS, completion_list, honest_capabilities
 
 log = logging.getLogger(__name__)
 
 SERVER_NAME: Final = "pi-snippets-lsp"
-COMPLETION_REGISTRATION_ID: Final = "pi-snippets-completion"
-WATCHER_REGISTRATION_ID: Final = "pi-snippets-settings-watcher"
-#: Seconds a request to the client may take before the server goes on without it.
-CLIENT_REQUEST_TIMEOUT: Final = 5.0
 SERVER_NOT_INITIALIZED: Final = -32002
-
-_MESSAGE_TYPES: Final = {
-    "error": types.MessageType.Error,
-    "warning": types.MessageType.Warning,
-    "info": types.MessageType.Info,
-}
-
-
-class QuietInvalidParams(logging.Filter):
-    """pygls logs a full traceback for every error answer; bad params are the client's
-    mistake, already answered with -32602, so one line is enough. Installed by the CLI."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, JsonRpcInvalidParams | JsonRpcInvalidRequest):
-            record.msg, record.args, record.exc_info = "%s", (exc.message,), None
-            record.levelno, record.levelname = logging.WARNING, "WARNING"
-        return True
 
 
 @attrs.define
@@ -97,11 +75,8 @@ class SnippetsProtocol(LanguageServerProtocol):
     """
 
     _server: SnippetsServer
-
-    def __init__(self, server: SnippetsServer, converter: Any) -> None:
-        #: ``shutdown`` arrived (pygls marks it only once its handler is done).
-        self.shutdown_received = False
-        super().__init__(server, converter)
+    #: ``shutdown`` arrived (pygls marks it only once its handler is done).
+    shutdown_received = False
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """pygls drops a message whose params do not fit the method's type, and a client
@@ -149,7 +124,7 @@ class SnippetsProtocol(LanguageServerProtocol):
     ) -> None:
         """pygls puts an internal error's traceback (file paths, code) in ``data``; the
         client gets it only from a server started with ``-v``."""
-        if error is not None and error.data is not None and not self._server.error_details:
+        if error is not None and error.data is not None and not self._server.options.error_details:
             error = types.ResponseError(code=error.code, message=error.message)
         super()._send_response(msg_id, result, error)
 
@@ -223,7 +198,7 @@ class SnippetsProtocol(LanguageServerProtocol):
         editor_handlers.document_closed(self._server, params.text_document.uri)
 
 
-class SnippetsServer(LanguageServer):
+class SnippetsServer(ClientLink):
     """The server of one session, and the session's link to its client."""
 
     protocol: SnippetsProtocol
@@ -246,16 +221,20 @@ class SnippetsServer(LanguageServer):
         #: transport, see ``transport.py``).
         self.on_end: Callable[[int], None] | None = None
 
-    @property
-    def error_details(self) -> bool:
-        return self.options.error_details
-
     def end(self, code: int) -> None:
-        """The client sent ``exit``: end this session with ``code`` (0 after
-        ``shutdown``, 1 without), as the transport sees fit."""
+        """``exit``: end this session with ``code``, as the transport sees fit."""
         if self.on_end is None:
             raise SystemExit(code)
         self.on_end(code)
+
+    def close(self) -> None:
+        """The connection is gone: stop the session, cancel the work in flight, drop the
+        documents (pygls's caches may keep this object a while)."""
+        self.session.close()
+        for future in [*self._tasks, *self.protocol.pending_handlers()]:
+            future.cancel()
+        self.documents.clear()
+        self.shutdown()  # type: ignore[no-untyped-call]  # pygls: its thread pool
 
     @property
     def encoding(self) -> Encoding:
@@ -275,86 +254,6 @@ class SnippetsServer(LanguageServer):
         """Workspace folders as file-system paths, in the client's order."""
         folders = self.workspace.folders.values()
         return [p for p in (path_of_uri(f.uri) for f in folders) if p]
-
-    # ------------------------------------------------------------------ Link
-
-    def show(self, kind: MessageKind, text: str) -> None:
-        message_type = _MESSAGE_TYPES[kind]
-        self.window_show_message(types.ShowMessageParams(type=message_type, message=text))
-        self.window_log_message(types.LogMessageParams(type=message_type, message=text))
-
-    def notify(self, method: str, params: object) -> None:
-        self.protocol.notify(method, params)
-
-    async def pull_configuration(self) -> object:
-        return await _ask_client(
-            self.workspace_configuration_async(
-                types.ConfigurationParams(
-                    items=[types.ConfigurationItem(section="piSimpleSnippets")]
-                )
-            )
-        )
-
-    async def register_completion(self) -> None:
-        await self._register(
-            COMPLETION_REGISTRATION_ID,
-            types.TEXT_DOCUMENT_COMPLETION,
-            types.CompletionRegistrationOptions(
-                document_selector=None,
-                trigger_characters=TRIGGER_CHARACTERS,
-                resolve_provider=False,
-            ),
-        )
-
-    async def unregister_completion(self) -> None:
-        await _ask_client(
-            self.client_unregister_capability_async(
-                types.UnregistrationParams(unregisterations=[_COMPLETION_UNREGISTRATION])
-            )
-        )
-
-    async def register_watchers(self, globs: Sequence[str]) -> None:
-        watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in globs]
-        await self._register(
-            WATCHER_REGISTRATION_ID,
-            types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-            types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
-        )
-
-    def reloaded(self) -> None:
-        if self.session.features.semantic_tokens_refresh:
-            self.workspace_semantic_tokens_refresh(None)
-
-    def unregister_all(self, completion: bool, watchers: bool) -> None:
-        unregister = [_COMPLETION_UNREGISTRATION] if completion else []
-        if watchers:
-            unregister.append(_WATCHER_UNREGISTRATION)
-        # Not awaited: after ``shutdown`` pygls drops every message but ``exit``.
-        self.client_unregister_capability(types.UnregistrationParams(unregisterations=unregister))
-
-    async def _register(self, registration_id: str, method: str, options: Any) -> None:
-        registration = types.Registration(
-            id=registration_id, method=method, register_options=options
-        )
-        await _ask_client(
-            self.client_register_capability_async(
-                types.RegistrationParams(registrations=[registration])
-            )
-        )
-
-
-_COMPLETION_UNREGISTRATION: Final = types.Unregistration(
-    id=COMPLETION_REGISTRATION_ID, method=types.TEXT_DOCUMENT_COMPLETION
-)
-_WATCHER_UNREGISTRATION: Final = types.Unregistration(
-    id=WATCHER_REGISTRATION_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES
-)
-
-
-async def _ask_client(request: Awaitable[Any]) -> Any:
-    """Await a request to the client, giving up after a while without cancelling it:
-    a late answer must land on a live future, not on a cancelled one."""
-    return await asyncio.wait_for(asyncio.shield(request), CLIENT_REQUEST_TIMEOUT)
 
 
 def _parse(model: Any, params: object, method: str) -> Any:

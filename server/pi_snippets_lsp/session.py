@@ -446,9 +446,11 @@ class Session:
     # ------------------------------------------------------------------ shutdown
 
     def close(self) -> None:
-        """The connection is gone: stop watching. Nothing is sent; nobody listens."""
+        """The connection is gone: stop watching, drop the generations. Nothing is sent;
+        nobody listens."""
         self.shut_down = True
         self.watcher.stop()
+        self.configs = {}
 
     def stop(self) -> None:
         """``shutdown``: unregister, stop watching, and clear the configuration."""

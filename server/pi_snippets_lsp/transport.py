@@ -122,10 +122,7 @@ class Connection:
     def close(self) -> None:
         """Release what the session holds: its watcher, its work in flight, the writer."""
         self.end(1)
-        self.server.session.close()
-        for future in list(self.protocol._request_futures.values()):
-            future.cancel()
-        self.server.shutdown()  # type: ignore[no-untyped-call]  # pygls: its thread pool
+        self.server.close()
         self.writer.close()
 
 

@@ -137,7 +137,10 @@ class RawServer:
             {
                 "processId": None,
                 "capabilities": capabilities or {},
-                "initializationOptions": {"pollInterval": poll_interval},
+                "initializationOptions": {
+                    "pollInterval": poll_interval,
+                    "notifications": ["snippets/didLoad"],
+                },
             },
         )
         assert "result" in self.response(init)

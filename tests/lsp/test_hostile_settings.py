@@ -17,7 +17,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp.protocol import LanguageClientProtocol
 
-from .conftest import as_dict
+from .conftest import OPT_IN, as_dict
 
 #: Seconds any single answer may take before the test calls the server stuck.
 STUCK = 15.0
@@ -61,7 +61,7 @@ async def test_a_request_before_initialize_is_refused_and_changes_nothing(start)
                 capabilities=types.ClientCapabilities(
                     workspace=types.WorkspaceClientCapabilities(configuration=True)
                 ),
-                initialization_options={"pollInterval": 0},
+                initialization_options={"pollInterval": 0, **OPT_IN},
             )
         ),
         STUCK,
@@ -79,7 +79,8 @@ async def test_a_settings_fifo_is_a_warning_and_blocks_nothing(start):
     await asyncio.wait_for(
         session.client.initialize_session(
             types.InitializeParams(
-                capabilities=types.ClientCapabilities(), initialization_options={"pollInterval": 0}
+                capabilities=types.ClientCapabilities(),
+                initialization_options={"pollInterval": 0, **OPT_IN},
             )
         ),
         STUCK,
@@ -116,7 +117,8 @@ async def test_a_settings_file_that_never_ends_is_not_read(start, device):
     await asyncio.wait_for(
         session.client.initialize_session(
             types.InitializeParams(
-                capabilities=types.ClientCapabilities(), initialization_options={"pollInterval": 0}
+                capabilities=types.ClientCapabilities(),
+                initialization_options={"pollInterval": 0, **OPT_IN},
             )
         ),
         STUCK,

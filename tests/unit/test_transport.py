@@ -49,7 +49,11 @@ def notification(method: str, params: object = None) -> bytes:
     return encode({"jsonrpc": "2.0", "method": method, "params": params or {}})
 
 
-INITIALIZE = request(1, "initialize", {"capabilities": {}, "initializationOptions": {}})
+INITIALIZE = request(
+    1,
+    "initialize",
+    {"capabilities": {}, "initializationOptions": {"notifications": ["snippets/didLoad"]}},
+)
 
 
 async def settle(connection: Connection) -> None:
