@@ -26,6 +26,12 @@ class SettingsFileError(Exception):
 MAX_SETTINGS_BYTES: Final = 16 * 1024 * 1024
 _LIMIT_TEXT: Final = "16 MiB"
 
+#: Read-only, never blocking (a FIFO opened for reading waits for a writer otherwise),
+#: never the controlling terminal, not inherited. The flags a platform lacks are left out.
+_OPEN_FLAGS: Final = os.O_RDONLY | sum(
+    getattr(os, flag, 0) for flag in ("O_NONBLOCK", "O_CLOEXEC", "O_NOCTTY")
+)
+
 _NOT_REGULAR: Final = (
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISFIFO, "a named pipe (FIFO)"),
@@ -72,7 +78,7 @@ def read_settings_bytes(path: Path) -> bytes | None:
     key = str(path)
     try:
         _check_regular(key, os.stat(path))
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+        fd = os.open(path, _OPEN_FLAGS)
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:

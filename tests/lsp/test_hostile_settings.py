@@ -86,7 +86,7 @@ async def test_a_settings_fifo_is_a_warning_and_blocks_nothing(start):
         STUCK,
     )
     load = await session.next_load(0, timeout=STUCK)
-    assert load["snippets"] == []
+    assert load["count"] == 0
     assert load["warnings"] == [
         f"{session.settings_file} is a named pipe (FIFO), not a settings file"
     ]
@@ -102,7 +102,7 @@ async def test_a_file_that_becomes_a_fifo_keeps_the_last_snippets(start):
     session.settings_file.unlink()
     os.mkfifo(session.settings_file)
     load = await session.next_load(mark, timeout=STUCK)
-    assert [s["name"] for s in load["snippets"]] == ["a"]
+    assert load["count"] == 1
     assert "is a named pipe (FIFO)" in load["warnings"][0]
     assert "keeping its last valid content" in load["warnings"][0]
     result = await answer(session, "snippets/expand", {"text": "%a"})
@@ -162,6 +162,6 @@ async def test_an_empty_or_broken_file_met_on_a_reload_keeps_the_last_generation
     assert warning.startswith(str(session.settings_file))
     assert warning.endswith("; keeping its last valid content")
     load = await session.next_load(mark)
-    assert [s["name"] for s in load["snippets"]] == ["a"]
+    assert load["count"] == 1
     (shown,) = session.warnings_shown()
     assert shown == f"pi-simple-snippets: {warning}"

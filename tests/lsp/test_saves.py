@@ -83,7 +83,7 @@ def test_every_answer_comes_from_one_complete_generation(
     settings.write_bytes(VERSIONS["one"])
     server = RawServer(tmp_path)
     first = server.start(WATCHING if client == "watching" else None, poll_interval=0.02)
-    assert len(first["snippets"]) == SIZE
+    assert first["count"] == SIZE
     save = PATTERNS[pattern]
     done = threading.Event()
     failures: list[BaseException] = []
@@ -120,8 +120,9 @@ def test_every_answer_comes_from_one_complete_generation(
     assert answers, "the client got no answer at all"
     bad = [a for a in answers if a not in EXPECTED.values()]
     assert bad == [], f"{len(bad)} of {len(answers)} answers unexpanded, empty or mixed"
-    for state in [*reloads, *loads]:
+    for state in reloads:
         values = {s["value"].split("-")[0] for s in state["snippets"]}
         assert len(state["snippets"]) == SIZE and len(values) == 1, state["warnings"]
+    assert [load["count"] for load in loads] == [SIZE] * len(loads)
     assert {s["value"].split("-")[0] for s in final["snippets"]} == {"one"}
     assert final["warnings"] == []
