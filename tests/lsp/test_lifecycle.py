@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from pi_snippets_lsp.framing import MessageReader
 from pi_snippets_lsp.framing import encode as frame
 
 from .conftest import SERVER
+from .raw import RawServer
 
 
 def read_response(stream, msg_id) -> dict:
@@ -251,3 +253,13 @@ def test_help_names_the_commands():
     for word in ("expand", "check", "--tcp", "--ws", "--stdio"):
         assert word in out.stdout
     assert sys.executable
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_a_stdio_session_like_the_end_of_input(tmp_path, signum):
+    """Exit status 1 (no ``shutdown`` came), no traceback, no hang."""
+    server = RawServer(tmp_path)
+    server.start()
+    server.process.send_signal(signum)
+    assert server.process.wait(30) == 1
+    assert "Traceback" not in server.stderr_text()
