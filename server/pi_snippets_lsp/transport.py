@@ -164,15 +164,17 @@ def serve_stdio(
 
 async def _serve_stdio(options: ServerOptions, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     loop = asyncio.get_running_loop()
-    lost: list[Connection] = []
-    connection = Connection(options, _BlockingWriter(stdout, lambda: lost[0].end(1)), "stdio")
-    lost.append(connection)
+    writer = _BlockingWriter(stdout, lambda: connection.end(1))
+    connection = Connection(options, writer, "stdio")
 
     async def deliver(data: bytes) -> None:
-        if data:
-            connection.feed(data)
-        else:
-            connection.end_of_stream()
+        try:
+            if data:
+                connection.feed(data)
+            else:
+                connection.end_of_stream()
+        except Exception:  # a bug must not stop the reading of stdin
+            log.exception("stdio: handling the input failed")
 
     def pump() -> None:
         """stdin on its own thread (a daemon: a read that never returns cannot keep the
