@@ -3,14 +3,26 @@
 Rules: docs/grammar.md, "Expansion: one pass, no re-scan". Values are inserted literally and
 never re-scanned, so a value that mentions another marker stays text; unknown markers
 stay exactly as typed; ``%%name`` at a boundary yields the literal ``%name``.
+
+The pass is linear in the text and bounded in memory whatever the number of markers:
+candidates are found by ``MARKER_CANDIDATE_RE`` (a literal ``%`` search) and confirmed
+by ``is_boundary_before`` only there; the output is joined in chunks, so at most a few
+thousand pieces are alive at once; and what changed (``Expansion.replacements``) is not
+stored per marker but produced again on demand by the same scan.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final, overload
 
-from .grammar import MARKER_RE, TRIGGER
+from .grammar import COMMON_SEPARATORS, MARKER_CANDIDATE_RE, TRIGGER, is_boundary_before
+
+#: Output pieces are joined into a chunk once there are this many per character of the
+#: text (each kept slice of the text is an object of its own, some 50 bytes): memory
+#: stays a small multiple of the text, while a prompt with few markers is joined once.
+_PIECES_PER_CHAR: Final = 1 / 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,13 +34,86 @@ class Replacement:
     new_text: str
 
 
+def _markers(text: str, snippets: Mapping[str, str]) -> Iterator[tuple[int, int, str]]:
+    """Every marker of ``text`` that expands, left to right: (start, end, new text).
+
+    ``start`` is the marker's ``%``; the boundary, the wrappers and the trailing
+    punctuation are kept as typed, so only ``%name`` or ``%%name`` is replaced. The same
+    steps as ``expand``'s loop, which is written out for speed.
+    """
+    for match in MARKER_CANDIDATE_RE.finditer(text):
+        escape, name = match.groups()
+        if escape:
+            new_text = TRIGGER + name
+        else:
+            value = snippets.get(name)
+            if value is None:
+                continue
+            new_text = value
+        start = match.start()
+        if not start or is_boundary_before(text, start):
+            yield start, match.end(), new_text
+
+
+class Replacements(Sequence[Replacement]):
+    """What one pass replaced, in text order, produced on demand.
+
+    Storing a ``Replacement`` per marker would cost some 50 bytes each, far more than a
+    marker's own characters; instead the scan runs again over the original text and the
+    mapping ``expand`` was given (a generation's values never change). Compares equal to
+    any sequence of the same replacements, a tuple included.
+    """
+
+    __slots__ = ("_count", "_items", "_snippets", "_text")
+
+    def __init__(self, text: str, snippets: Mapping[str, str], count: int) -> None:
+        self._text = text
+        self._snippets = snippets
+        self._count = count
+        self._items: tuple[Replacement, ...] | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Replacement]:
+        if self._items is not None:
+            yield from self._items
+            return
+        seen = 0
+        for start, end, new_text in _markers(self._text, self._snippets):
+            seen += 1
+            yield Replacement(start, end, new_text)
+        if seen != self._count:
+            raise RuntimeError("the snippets mapping changed after expand(); cannot replay it")
+
+    @overload
+    def __getitem__(self, index: int) -> Replacement: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Replacement]: ...
+    def __getitem__(self, index: int | slice) -> Replacement | Sequence[Replacement]:
+        if self._items is None:
+            self._items = tuple(self)
+        return self._items[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Replacements | tuple | list):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Replacements({list(self)!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class Expansion:
     """The result of one pass: the new text, whether it changed, and what changed."""
 
     text: str
     changed: bool
-    replacements: tuple[Replacement, ...] = ()
+    replacements: Sequence[Replacement] = ()
 
 
 def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
@@ -40,29 +125,48 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
     if not snippets or TRIGGER not in text:
         return Expansion(text=text, changed=False)
 
+    get = snippets.get
+    chunk = max(256, int(len(text) * _PIECES_PER_CHAR))
+    chunks: list[str] = []
     pieces: list[str] = []
-    replacements: list[Replacement] = []
     last = 0
-    for match in MARKER_RE.finditer(text):
-        name = match.group("name")
-        if match.group("escape"):
+    count = 0
+    # ``_markers`` inlined: this loop runs once per candidate ``%``, and a prompt dense
+    # with ``%`` has one every few characters. The name is looked up before the boundary
+    # is checked: most candidates of such a prompt are unknown names.
+    for match in MARKER_CANDIDATE_RE.finditer(text):
+        escape, name = match.groups()
+        if escape:
             new_text = TRIGGER + name
         else:
-            value = snippets.get(name)
+            value = get(name)
             if value is None:
                 continue
             new_text = value
-        # The boundary, wrappers and trailing punctuation are kept as typed; only the
-        # marker itself (``%name`` or ``%%name``) is replaced.
-        start = match.start("wrappers") + len(match.group("wrappers"))
-        end = match.end("name")
-        pieces.append(text[last:start])
-        pieces.append(new_text)
-        last = end
-        replacements.append(Replacement(start=start, end=end, new_text=new_text))
+        start = match.start()
+        if (
+            start
+            and text[start - 1] not in COMMON_SEPARATORS
+            and not is_boundary_before(text, start)
+        ):
+            continue
+        pieces += (text[last:start], new_text)
+        last = match.end()
+        count += 1
+        if len(pieces) >= chunk:
+            chunks.append("".join(pieces))
+            pieces.clear()
 
-    if not replacements:
+    if not count:
         return Expansion(text=text, changed=False)
     pieces.append(text[last:])
+    if chunks:
+        chunks.append("".join(pieces))
+        pieces = chunks
     expanded = "".join(pieces)
-    return Expansion(text=expanded, changed=expanded != text, replacements=tuple(replacements))
+    del pieces, chunks
+    return Expansion(
+        text=expanded,
+        changed=expanded != text,
+        replacements=Replacements(text, snippets, count),
+    )

@@ -16,7 +16,9 @@ fullwidth and typographic punctuation.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 import regex
@@ -65,10 +67,37 @@ MARKER_RE: Final = regex.compile(
     rf"%(?P<escape>%)?(?P<name>{NAME_PATTERN})(?P<trailing>[._-]*)",
 )
 
+#: The same markers, found fast. ``MARKER_RE`` tries its boundary (a Unicode property
+#: class) at every position of a text; this stdlib pattern starts with the literal ``%``,
+#: which the engine finds at C speed, and rejects a ``%`` glued to an ASCII character that
+#: is neither a separator nor a wrapper (``x%a``, ``50%``, ``=%h``) without leaving C.
+#: What it keeps is a *candidate*: ``%``, the optional escape ``%`` (group 1) and the name
+#: (group 2, as ``MARKER_RE`` takes it: the trailing ``[._-]`` run is left unmatched, and
+#: the candidate ends with the name). A candidate is a marker exactly when
+#: ``is_boundary_before`` holds at its start: every ``MARKER_RE`` match has a candidate at
+#: its ``%``, and the escape ``%`` of a candidate never starts one of its own (a ``%`` is
+#: no boundary).
+_MAY_PRECEDE_A_MARKER: Final = "".join(
+    re.escape(c) for c in sorted({*WRAPPERS, *(c for c in JS_WHITESPACE if c < "\x80")})
+)
+MARKER_CANDIDATE_RE: Final = re.compile(
+    rf"%(?<![^{_MAY_PRECEDE_A_MARKER}\x80-\U0010ffff]%)(%?)({NAME_PATTERN})"
+)
+#: Characters that are separators without asking Unicode: JavaScript's whitespace and
+#: Pi's explicit CJK punctuation list (a subset of ``is_separator``; the fast path).
+COMMON_SEPARATORS: Final = frozenset(JS_WHITESPACE + CJK_PUNCTUATION_LIST)
+
 
 def is_separator(char: str) -> bool:
     """True when ``char`` ends a token: JavaScript whitespace or CJK punctuation."""
     return _SEPARATOR_RE.fullmatch(char) is not None
+
+
+@lru_cache(maxsize=4096)
+def _is_separator_cached(char: str) -> bool:
+    # Texts repeat the few non-ASCII characters they use; the Unicode property test runs
+    # once per character, not once per marker.
+    return is_separator(char)
 
 
 def is_valid_name(name: str) -> bool:
@@ -102,11 +131,19 @@ class Token:
 
 
 def is_boundary_before(text: str, index: int) -> bool:
-    """Whether a marker may start at ``index``: wrappers, then a boundary, before it."""
+    """Whether a marker may start at ``index``: wrappers, then a boundary, before it.
+
+    ASCII answers from a set; only a non-ASCII character needs the Unicode test.
+    """
     i = index
     while i > 0 and text[i - 1] in WRAPPERS:
         i -= 1
-    return i == 0 or is_separator(text[i - 1])
+    if i == 0:
+        return True
+    char = text[i - 1]
+    if char in COMMON_SEPARATORS:
+        return True
+    return char >= "\x80" and _is_separator_cached(char)
 
 
 def find_token(text_before_cursor: str) -> Token | None:

@@ -15,6 +15,7 @@ import regex
 
 from pi_snippets_lsp.grammar import (
     CJK_PUNCTUATION_LIST,
+    MARKER_CANDIDATE_RE,
     MARKER_RE,
     Token,
     find_token,
@@ -186,6 +187,31 @@ def test_wrappers_do_not_make_a_boundary_of_their_own(before: str) -> None:
     assert not is_boundary_before(text, len(before))
     assert find_token(text) is None
     assert MARKER_RE.search(text) is None
+
+
+def _every_code_point() -> list[str]:
+    return [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+
+
+def test_the_fast_boundary_test_is_the_unicode_one_for_every_character() -> None:
+    """``is_boundary_before`` answers ASCII from a set and caches the rest: for every
+    code point, before a ``%`` and before wrappers, it still says ``is_separator``."""
+    wrong = [
+        f"U+{ord(c):04X}"
+        for c in _every_code_point()
+        if is_boundary_before(f"x{c}%a", 2) != is_separator(c)
+        or is_boundary_before(f"x{c}([%a", 4) != is_separator(c)
+    ]
+    assert wrong == []
+
+
+def test_a_candidate_is_rejected_in_the_pattern_only_when_no_marker_can_start_there() -> None:
+    """``MARKER_CANDIDATE_RE`` drops a ``%`` after some characters without a boundary test;
+    after every one of them, no marker can start."""
+    dropped = [c for c in _every_code_point() if MARKER_CANDIDATE_RE.search(f"{c}%a") is None]
+    assert dropped  # ASCII letters, digits and most punctuation
+    assert [c for c in dropped if is_separator(c) or c in "([{<`"] == []
+    assert all(c.isascii() for c in dropped)
 
 
 # --------------------------------------------------------------------------- names
