@@ -11,7 +11,6 @@ from typing import Final
 
 from .config import Config
 from .grammar import TRIGGER, find_token
-from .ranking import fuzzy_filter
 from .snippet import Snippet, normalize_newlines, preview
 
 MAX_ITEMS: Final = 20
@@ -102,7 +101,8 @@ def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
     token = find_token(text_before_cursor)
     if token is None:
         return None
-    matched = fuzzy_filter(config.snippets, token.query, lambda s: s.name)
+    ranked = config.name_index.rank(token.query, MAX_ITEMS)
+    matched = [config.snippets[index] for index in ranked.indices]
     items = tuple(
         Suggestion(
             name=snippet.name,
@@ -112,11 +112,11 @@ def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
             preview=preview(snippet.value),
             insert_text=insert_text(snippet, config.expand_on_completion),
         )
-        for rank, snippet in enumerate(matched[:MAX_ITEMS])
+        for rank, snippet in enumerate(matched)
     )
     return Suggestions(
         items=items,
-        is_incomplete=len(matched) > MAX_ITEMS,
+        is_incomplete=ranked.matched > MAX_ITEMS,
         replace_start=token.start,
         replace_end=len(text_before_cursor),
         query=token.query,

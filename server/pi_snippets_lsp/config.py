@@ -25,6 +25,7 @@ from . import jsontree
 from .documents import line_starts
 from .grammar import JS_WHITESPACE, is_valid_name
 from .jsontree import BOM, JsonParseError, JsonPath
+from .ranking import FuzzyIndex
 from .settings_file import SettingsFileError as SettingsFileError  # re-exported: callers' name
 from .settings_file import is_regular_file, read_settings_bytes, same_file
 from .snippet import Snippet
@@ -60,6 +61,7 @@ class Config(BaseModel):
     namespace_present: bool = False
 
     _values: dict[str, str] = PrivateAttr(default_factory=dict)
+    _name_index: FuzzyIndex | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
         self._values = {s.name: s.value for s in self.snippets}
@@ -68,6 +70,14 @@ class Config(BaseModel):
     def values(self) -> Mapping[str, str]:
         """Snippet name -> text, for expansion."""
         return self._values
+
+    @property
+    def name_index(self) -> FuzzyIndex:
+        """Pi's fuzzy filter over the snippet names, built once, when first asked for
+        (completion on every keystroke; a CLI expansion never needs it)."""
+        if self._name_index is None:
+            self._name_index = FuzzyIndex([s.name for s in self.snippets])
+        return self._name_index
 
     def warning_message(self) -> str | None:
         """The one notification of this generation, or None when nothing is wrong."""

@@ -1,0 +1,208 @@
+"""``FuzzyIndex`` (one pattern per query over the joined names) against the previous
+filter, text by text: the same matches, the same scores to the bit, the same order.
+
+The previous implementation is kept below, unchanged, as the reference: pi-tui 1.1.0's
+``fuzzyFilter`` written as a Python loop per text (``test_ranking.py`` pins it to
+pi-tui's own numbers).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pi_snippets_lsp.config import Config
+from pi_snippets_lsp.grammar import JS_WHITESPACE
+from pi_snippets_lsp.ranking import FuzzyIndex, fuzzy_filter
+from pi_snippets_lsp.snippet import Snippet
+
+T = TypeVar("T")
+
+# --------------------------------------------------------------------------- reference
+
+_WORD_BOUNDARY_BEFORE = frozenset(JS_WHITESPACE + "-_./:")
+_TOKEN_SPLIT = re.compile("[" + re.escape(JS_WHITESPACE) + "/]+")
+_LETTERS_DIGITS = re.compile(r"([a-z]+)([0-9]+)")
+_DIGITS_LETTERS = re.compile(r"([0-9]+)([a-z]+)")
+
+
+def _match_query(query: str, text: str) -> tuple[bool, float]:
+    if not query:
+        return True, 0
+    if len(query) > len(text):
+        return False, 0
+    query_index = 0
+    score = 0.0
+    last_match = -1
+    consecutive = 0
+    for i, char in enumerate(text):
+        if query_index >= len(query):
+            break
+        if char != query[query_index]:
+            continue
+        word_boundary = i == 0 or text[i - 1] in _WORD_BOUNDARY_BEFORE
+        if last_match == i - 1:
+            consecutive += 1
+            score -= consecutive * 5
+        else:
+            consecutive = 0
+            if last_match >= 0:
+                score += (i - last_match - 1) * 2
+        if word_boundary:
+            score -= 10
+        score += i * 0.1
+        last_match = i
+        query_index += 1
+    if query_index < len(query):
+        return False, 0
+    if query == text:
+        score -= 100
+    return True, score
+
+
+def _fuzzy_match(query: str, text: str) -> tuple[bool, float]:
+    query_lower = query.lower()
+    text_lower = text.lower()
+    primary = _match_query(query_lower, text_lower)
+    if primary[0]:
+        return primary
+    m = _LETTERS_DIGITS.fullmatch(query_lower) or _DIGITS_LETTERS.fullmatch(query_lower)
+    if m is None:
+        return primary
+    retry = _match_query(m.group(2) + m.group(1), text_lower)
+    if not retry[0]:
+        return primary
+    return True, retry[1] + 5
+
+
+def reference_filter(
+    items: Sequence[T], query: str, get_text: Callable[[T], str]
+) -> list[tuple[float, T]]:
+    """REFERENCE: the previous ``fuzzy_filter``, returning (score, item) pairs in order."""
+    trimmed = query.strip(JS_WHITESPACE)
+    if not trimmed:
+        return [(0.0, item) for item in items]
+    tokens = [t for t in _TOKEN_SPLIT.split(trimmed.lower()) if t]
+    if not tokens:
+        return [(0.0, item) for item in items]
+    scored: list[tuple[float, T]] = []
+    for item in items:
+        text = get_text(item)
+        total = 0.0
+        for token in tokens:
+            matches, score = _fuzzy_match(token, text)
+            if not matches:
+                break
+            total += score
+        else:
+            scored.append((total, item))
+    scored.sort(key=lambda pair: pair[0])
+    return scored
+
+
+def assert_same(texts: list[str], query: str) -> None:
+    reference = reference_filter(list(range(len(texts))), query, texts.__getitem__)
+    index = FuzzyIndex(texts)
+    scores = index.scores(query)
+    assert {i: score for score, i in reference} == scores, query
+    assert list(scores) == sorted(scores)  # text order
+    ranked = index.rank(query)
+    assert ranked.indices == [i for _, i in reference], query
+    assert ranked.matched == len(reference)
+    for limit in (0, 1, 3, 20):
+        top = index.rank(query, limit)
+        assert top.indices == ranked.indices[:limit]
+        assert top.matched == len(reference)
+    assert fuzzy_filter(texts, query, lambda t: t) == [texts[i] for _, i in reference]
+
+
+# --------------------------------------------------------------------------- random
+
+NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789._-"
+
+
+def random_name(rng: random.Random) -> str:
+    return "".join(rng.choices("abcdeklmn0123-._", k=rng.randint(1, 14)))
+
+
+def random_query(rng: random.Random, names: list[str]) -> str:
+    roll = rng.random()
+    if roll < 0.4 and names:
+        name = rng.choice(names)
+        picks = sorted(rng.sample(range(len(name)), k=rng.randint(1, min(len(name), 5))))
+        return "".join(name[i] for i in picks)
+    if roll < 0.6:
+        letters = "".join(rng.choices("abcde", k=rng.randint(1, 3)))
+        digits = "".join(rng.choices("0123", k=rng.randint(1, 2)))
+        return rng.choice([letters + digits, digits + letters])  # the swap retry
+    if roll < 0.75:
+        return " ".join(random_name(rng)[:3] for _ in range(rng.randint(2, 3)))
+    return "".join(rng.choices(NAME_CHARS + "A /\t", k=rng.randint(0, 5)))
+
+
+def test_the_index_equals_the_previous_filter_on_random_names_and_queries() -> None:
+    rng = random.Random(31337)
+    for _ in range(300):
+        names = sorted({random_name(rng) for _ in range(rng.randint(0, 60))})
+        for _ in range(10):
+            assert_same(names, random_query(rng, names))
+
+
+def test_the_index_equals_the_previous_filter_on_many_names() -> None:
+    rng = random.Random(4242)
+    names = sorted({random_name(rng) for _ in range(3_000)})
+    for _ in range(200):
+        assert_same(names, random_query(rng, names))
+
+
+TEXT_CHARS = st.sampled_from(
+    [*"abAB12 -_./:/\t", "\u3000", "İ", "ß", "é", "\n", "\r", "\\", "]", "^"]
+)
+TEXTS = st.lists(TEXT_CHARS, max_size=10).map("".join)
+
+
+@settings(max_examples=500)
+@given(texts=st.lists(TEXTS, max_size=8), query=TEXTS)
+def test_the_index_equals_the_previous_filter_on_any_text(texts: list[str], query: str) -> None:
+    """Any texts (uppercase, separators, case-folding surprises, line breaks: the index
+    then falls back to text by text) and any query."""
+    assert_same(texts, query)
+
+
+@pytest.mark.parametrize(
+    ("texts", "query"),
+    [
+        pytest.param(["ab", "a-b", "xab", "ab"], "ab", id="duplicates-and-exact"),
+        pytest.param(["aab", "aba", "baa"], "aa", id="repeated-character"),
+        pytest.param(["a\nb", "ab"], "ab", id="line-break-in-a-text"),
+        pytest.param(["İx", "ix"], "i", id="lowercasing-lengthens"),
+        pytest.param(["mcp2", "2mcp", "mcp"], "mcp2", id="swap"),
+        pytest.param(["x-ya", "ya"], "y a", id="two-tokens"),
+        pytest.param(["", "a"], "a", id="empty-text"),
+        pytest.param(["a]b", "a^b", "a\\b"], "]", id="class-metacharacters"),
+    ],
+)
+def test_edge_cases(texts: list[str], query: str) -> None:
+    assert_same(texts, query)
+
+
+# --------------------------------------------------------------------------- generation
+
+
+def test_a_generation_builds_its_name_index_once() -> None:
+    config = Config(
+        snippets=(
+            Snippet(name="alpha", value="A", source=""),
+            Snippet(name="beta", value="B", source=""),
+        )
+    )
+    index = config.name_index
+    assert config.name_index is index
+    assert len(index) == 2
+    assert index.rank("b").indices == [1]
