@@ -9,13 +9,19 @@ client chose UTF-8 or UTF-32): ``character`` counts code units of that encoding.
 
 Out-of-range positions are clamped as the LSP specification asks: a character past the
 end of its line means the end of the line, a line past the end means the end of text.
+
+A document is kept as blocks of whole lines (some 16k characters each) with the start of
+every line inside its block, so a keystroke costs the block it touches, not the whole
+text: re-indexing a million lines on every change took hundreds of milliseconds.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from dataclasses import dataclass, field
+from array import array
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from itertools import accumulate
 from typing import Final, Literal
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
@@ -50,7 +56,7 @@ def code_units(char: str, encoding: Encoding) -> int:
 
 def units_length(text: str, encoding: Encoding) -> int:
     """The length of ``text`` in code units of ``encoding``."""
-    if encoding == "utf-32":
+    if encoding == "utf-32" or text.isascii():
         return len(text)
     return sum(code_units(c, encoding) for c in text)
 
@@ -63,7 +69,7 @@ def index_from_units(text: str, units: int, encoding: Encoding) -> int:
     """
     if units <= 0:
         return 0
-    if encoding == "utf-32":
+    if encoding == "utf-32" or text.isascii():
         return min(units, len(text))
     seen = 0
     for index, char in enumerate(text):
@@ -78,57 +84,143 @@ def line_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
 
 
-@dataclass
+#: Characters per block: a keystroke re-splits about this much text.
+BLOCK_CHARS: Final = 16384
+
+
+def _blocks_of(text: str, *, last: bool, size: int) -> tuple[list[str], list[array[int]]]:
+    """``text`` (whole lines) cut into blocks of about ``size`` characters.
+
+    Each block holds whole lines and the offsets where they start in it. A text that is
+    not the end of the document ends with a line break, and the line that would start
+    after it belongs to what follows; at the end of the document it is a line of its own
+    (a final empty line, when the text ends with a break).
+    """
+    starts = line_starts(text)
+    if not last:
+        starts.pop()  # == len(text): the next block's first line
+    blocks: list[str] = []
+    block_starts: list[array[int]] = []
+    count = len(starts)
+    i = 0
+    while i < count:
+        base = starts[i]
+        j = bisect_left(starts, base + size, i + 1)
+        if j < count and len(text) - starts[j] < size // 2:
+            j = count  # no small block at the end: it joins this one
+        end = starts[j] if j < count else len(text)
+        blocks.append(text[base:end])
+        block_starts.append(array("q", [start - base for start in starts[i:j]]))
+        i = j
+    return blocks, block_starts
+
+
 class Document:
-    """One open document: its text, version, and line index (rebuilt on change)."""
+    """One open document: its text (as blocks of lines), version and language.
 
-    uri: str
-    text: str
-    version: int | None = None
-    language_id: str | None = None
-    _starts: list[int] = field(init=False, repr=False)
+    ``block_chars`` only tunes the block size (tests use tiny blocks to cross block
+    boundaries on every edit).
+    """
 
-    def __post_init__(self) -> None:
-        self._starts = line_starts(self.text)
+    __slots__ = (
+        "_block_chars",
+        "_block_starts",
+        "_blocks",
+        "_char_prefix",
+        "_line_prefix",
+        "language_id",
+        "uri",
+        "version",
+    )
+
+    def __init__(
+        self,
+        uri: str,
+        text: str,
+        version: int | None = None,
+        language_id: str | None = None,
+        *,
+        block_chars: int = BLOCK_CHARS,
+    ) -> None:
+        self.uri = uri
+        self.version = version
+        self.language_id = language_id
+        self._block_chars = max(2, block_chars)
+        self._blocks: list[str] = []
+        self._block_starts: list[array[int]] = []
+        #: Characters and lines before each block (and in all of them, last).
+        self._char_prefix: list[int] = [0]
+        self._line_prefix: list[int] = [0]
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Document(uri={self.uri!r}, version={self.version!r}, lines={self.line_count})"
+
+    @property
+    def text(self) -> str:
+        """The whole text (joined on demand: a copy)."""
+        return self._blocks[0] if len(self._blocks) == 1 else "".join(self._blocks)
+
+    @text.setter
+    def text(self, text: str) -> None:
+        self._blocks, self._block_starts = _blocks_of(text, last=True, size=self._block_chars)
+        self._reindex()
+
+    def _reindex(self) -> None:
+        self._char_prefix = list(accumulate(map(len, self._blocks), initial=0))
+        self._line_prefix = list(accumulate(map(len, self._block_starts), initial=0))
 
     @property
     def line_count(self) -> int:
-        return len(self._starts)
+        return self._line_prefix[-1]
+
+    def _line(self, number: int) -> tuple[int, int, int]:
+        """(block, start, content end) of an existing line; offsets within the block."""
+        block = bisect_right(self._line_prefix, number) - 1
+        starts = self._block_starts[block]
+        text = self._blocks[block]
+        k = number - self._line_prefix[block]
+        start = starts[k]
+        end = starts[k + 1] if k + 1 < len(starts) else len(text)
+        if end > start and text[end - 1] == "\n":
+            end -= 1
+        if end > start and text[end - 1] == "\r":
+            end -= 1
+        return block, start, end
 
     def line(self, number: int) -> str:
         """The text of line ``number`` without its line break ("" past the end)."""
-        if not 0 <= number < len(self._starts):
+        if not 0 <= number < self.line_count:
             return ""
-        start = self._starts[number]
-        end = self._starts[number + 1] if number + 1 < len(self._starts) else len(self.text)
-        content = self.text[start:end]
-        if content.endswith("\r\n"):
-            return content[:-2]
-        if content.endswith(("\n", "\r")):
-            return content[:-1]
-        return content
+        block, start, end = self._line(number)
+        return self._blocks[block][start:end]
 
     def offset_at(self, position: Position, encoding: Encoding) -> int:
         """The code-point offset in ``text`` of a client position (clamped)."""
         if position.line < 0:
             return 0
-        if position.line >= len(self._starts):
-            return len(self.text)
-        line = self.line(position.line)
-        return self._starts[position.line] + index_from_units(line, position.character, encoding)
+        if position.line >= self.line_count:
+            return self._char_prefix[-1]
+        block, start, end = self._line(position.line)
+        line = self._blocks[block][start:end]
+        return (
+            self._char_prefix[block] + start + index_from_units(line, position.character, encoding)
+        )
 
     def position_at(self, offset: int, encoding: Encoding) -> Position:
         """The client position of a code-point offset in ``text`` (clamped)."""
-        offset = max(0, min(offset, len(self.text)))
-        number = bisect_right(self._starts, offset) - 1
-        start = self._starts[number]
-        line = self.line(number)
-        column = min(offset - start, len(line))
-        return Position(number, units_length(line[:column], encoding))
+        offset = max(0, min(offset, self._char_prefix[-1]))
+        block = bisect_right(self._char_prefix, offset, 0, len(self._blocks)) - 1
+        local = offset - self._char_prefix[block]
+        k = bisect_right(self._block_starts[block], local) - 1
+        number = self._line_prefix[block] + k
+        _, start, end = self._line(number)
+        column = min(local - start, end - start)
+        return Position(number, units_length(self._blocks[block][start : start + column], encoding))
 
     def contains(self, position: Position) -> bool:
         """Whether ``position`` names an existing line (characters are clamped anyway)."""
-        return 0 <= position.line < len(self._starts) and position.character >= 0
+        return 0 <= position.line < self.line_count and position.character >= 0
 
     def apply_change(
         self,
@@ -140,19 +232,50 @@ class Document:
         """Apply one ``didChange`` content change: the whole text, or a range's text."""
         if start is None or end is None:
             self.text = text
-        else:
-            a = self.offset_at(start, encoding)
-            b = self.offset_at(end, encoding)
-            if b < a:
-                a, b = b, a
-            self.text = self.text[:a] + text + self.text[b:]
-        self._starts = line_starts(self.text)
+            return
+        a = self.offset_at(start, encoding)
+        b = self.offset_at(end, encoding)
+        if b < a:
+            a, b = b, a
+        self._replace(a, b, text)
+
+    def _replace(self, a: int, b: int, text: str) -> None:
+        """``text[a:b] = text``, re-splitting only the blocks around the edit.
+
+        A block boundary stays exact while the characters on both sides of it are not
+        edited. The edited blocks end with their own last character, which the edit never
+        reaches (an offset at a block's end is the next block's start), so only their
+        start can change neighbours: when the block before ends with a lone ``\\r``, it is
+        re-split too, as a ``\\n`` arriving after it makes one line break of the two.
+        """
+        blocks = self._blocks
+        count = len(blocks)
+        first = bisect_right(self._char_prefix, a, 0, count) - 1
+        last = bisect_right(self._char_prefix, b, 0, count) - 1
+        if first > 0 and blocks[first - 1].endswith("\r"):
+            first -= 1
+        base = self._char_prefix[first]
+        region = "".join(blocks[first : last + 1])
+        region = region[: a - base] + text + region[b - base :]
+        if len(region) < self._block_chars // 2:
+            # A small block takes in a neighbour, so blocks never dwindle to a line each.
+            if last + 1 < count:
+                last += 1
+                region += blocks[last]
+            elif first > 0:
+                first -= 1
+                region = blocks[first] + region
+        new_blocks, new_starts = _blocks_of(region, last=last == count - 1, size=self._block_chars)
+        blocks[first : last + 1] = new_blocks
+        self._block_starts[first : last + 1] = new_starts
+        self._reindex()
 
     def text_before(self, position: Position, encoding: Encoding) -> tuple[str, int]:
         """The cursor line's text before ``position`` and the offset where that line starts."""
-        if not 0 <= position.line < len(self._starts):
+        if not 0 <= position.line < self.line_count:
             # No such line: nothing before the cursor, which is clamped like offset_at's.
             return "", self.offset_at(position, encoding)
-        line = self.line(position.line)
+        block, start, end = self._line(position.line)
+        line = self._blocks[block][start:end]
         column = index_from_units(line, position.character, encoding)
-        return line[:column], self._starts[position.line]
+        return line[:column], self._char_prefix[block] + start

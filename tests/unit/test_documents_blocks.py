@@ -1,0 +1,139 @@
+"""Documents kept as blocks of lines: incremental edits against re-splitting the whole text.
+
+A ``Document`` re-splits only the blocks an edit touches. Whatever the edits, it must
+answer exactly as a document built from scratch from the same text: the same lines (split
+at ``\\n``, ``\\r\\n``, ``\\r`` only), the same positions in every encoding, the same
+clamping. Tiny blocks put a block boundary next to nearly every edit.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pi_snippets_lsp.documents import Document, Encoding, Position
+
+ENCODINGS: list[Encoding] = ["utf-8", "utf-16", "utf-32"]
+PIECES = ["a", "bc", " ", "%x", "\n", "\r", "\r\n", "\n\r", "\x85", "\u2028", "😀", "中", "é"]
+TEXTS = st.lists(st.sampled_from(PIECES), max_size=24).map("".join)
+
+
+def assert_same_as_fresh(document: Document, text: str, encoding: Encoding) -> None:
+    """Every answer of ``document`` equals that of a document built from ``text``."""
+    fresh = Document(uri="file:///fresh", text=text)
+    assert document.text == text
+    assert document.line_count == fresh.line_count
+    for number in range(-1, fresh.line_count + 1):
+        assert document.line(number) == fresh.line(number), number
+        for character in (-1, 0, 1, 2, 3, 5, 99):
+            position = Position(number, character)
+            assert document.offset_at(position, encoding) == fresh.offset_at(position, encoding)
+            assert document.text_before(position, encoding) == fresh.text_before(position, encoding)
+            assert document.contains(position) == fresh.contains(position)
+    for offset in range(-1, len(text) + 2):
+        assert document.position_at(offset, encoding) == fresh.position_at(offset, encoding)
+
+
+def lsp_position(text: str, offset: int, encoding: Encoding) -> Position:
+    """The position a client would send for ``offset`` (computed on a fresh document)."""
+    return Document(uri="file:///p", text=text).position_at(offset, encoding)
+
+
+@st.composite
+def edit_sessions(
+    draw: st.DrawFn,
+) -> tuple[str, int, Encoding, list[tuple[float, float, str]]]:
+    text = draw(TEXTS)
+    block_chars = draw(st.sampled_from([2, 3, 4, 7, 16]))
+    encoding = draw(st.sampled_from(ENCODINGS))
+    edits = draw(
+        st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1), TEXTS), min_size=1, max_size=10)
+    )
+    return text, block_chars, encoding, edits
+
+
+@settings(max_examples=400, deadline=None)
+@given(session=edit_sessions())
+def test_incremental_edits_equal_re_splitting_the_whole_text(
+    session: tuple[str, int, Encoding, list[tuple[float, float, str]]],
+) -> None:
+    text, block_chars, encoding, edits = session
+    document = Document(uri="file:///t", text=text, block_chars=block_chars)
+    assert_same_as_fresh(document, text, encoding)
+    for fraction_a, fraction_b, new in edits:
+        a = int(fraction_a * len(text))
+        b = int(fraction_b * len(text))
+        start = lsp_position(text, a, encoding)
+        end = lsp_position(text, b, encoding)
+        # What the position names (a CR/LF pair cannot be split by a position).
+        fresh = Document(uri="file:///f", text=text)
+        a, b = sorted((fresh.offset_at(start, encoding), fresh.offset_at(end, encoding)))
+        document.apply_change(new, start, end, encoding)
+        text = text[:a] + new + text[b:]
+        assert_same_as_fresh(document, text, encoding)
+
+
+@pytest.mark.parametrize("block_chars", [2, 3, 4, 16])
+@pytest.mark.parametrize(
+    ("text", "start", "end", "new", "expected", "lines"),
+    [
+        pytest.param("a\rb", Position(1, 0), Position(1, 0), "\n", "a\r\nb", 2,
+                     id="lf-after-a-lone-cr-joins-into-crlf"),
+        pytest.param("a\r\nb", Position(1, 0), Position(1, 0), "\r", "a\r\n\rb", 3,
+                     id="cr-after-crlf-is-a-new-line"),
+        pytest.param("a\r", Position(1, 0), Position(1, 0), "\n", "a\r\n", 2,
+                     id="lf-after-a-final-cr"),
+        pytest.param("a\rx\nb", Position(1, 0), Position(1, 1), "", "a\r\nb", 2,
+                     id="deleting-between-cr-and-lf-joins-them"),
+        pytest.param("a\r\nb", Position(0, 1), Position(1, 0), "\r", "a\rb", 2,
+                     id="replacing-a-crlf-by-a-cr"),
+        pytest.param("ab\ncd\r", Position(1, 2), Position(1, 2), "x", "ab\ncdx\r", 3,
+                     id="typing-before-a-final-cr"),
+        pytest.param("a\rb\rc\rd", Position(1, 0), Position(3, 0), "", "a\rd", 2,
+                     id="deleting-whole-blocks"),
+        pytest.param("a\n\nb", Position(1, 0), Position(1, 0), "\r", "a\n\r\nb", 3,
+                     id="cr-before-a-lone-lf-joins-into-crlf"),
+    ],
+)  # fmt: skip
+def test_edits_that_make_or_break_a_crlf_at_a_block_boundary(
+    block_chars: int,
+    text: str,
+    start: Position,
+    end: Position,
+    new: str,
+    expected: str,
+    lines: int,
+) -> None:
+    document = Document(uri="file:///t", text=text, block_chars=block_chars)
+    document.apply_change(new, start, end, "utf-16")
+    assert document.text == expected
+    assert document.line_count == lines
+    assert_same_as_fresh(document, expected, "utf-16")
+
+
+def test_many_keystrokes_in_a_long_document_keep_it_exact() -> None:
+    """Typing and deleting all over a long document with small blocks."""
+    rng = random.Random(77)
+    lines = [f"line {n} %x" + rng.choice(["", "\r"]) for n in range(2_000)]
+    text = "\n".join(lines)
+    document = Document(uri="file:///t", text=text, block_chars=64)
+    for _ in range(500):
+        number = rng.randrange(document.line_count)
+        line = document.line(number)
+        column = rng.randint(0, len(line))
+        new = rng.choice(["x", "", "\n", "\r", "\r\n", "中"])
+        width = rng.choice([0, 0, 1, 3])
+        start = Position(number, column)
+        end = Position(number + rng.choice([0, 0, 1]), column + width)
+        fresh = Document(uri="file:///f", text=text)
+        a = fresh.offset_at(start, "utf-16")
+        b = fresh.offset_at(end, "utf-16")
+        a, b = min(a, b), max(a, b)
+        document.apply_change(new, start, end, "utf-16")
+        text = text[:a] + new + text[b:]
+        assert document.text == text
+        assert document.line_count == Document(uri="file:///f", text=text).line_count
+    assert_same_as_fresh(document, text, "utf-16")
