@@ -30,7 +30,7 @@ the machine may be shared, so compare figures of one run, and repeat runs when i
 Nothing here asserts a time: this script measures, the tests judge behavior.
 
 It prints a table and writes ``bench-results.json`` (``--output`` to change where).
-JSON-RPC over stdio is spoken by the small framing helper below (``Connection``).
+JSON-RPC over stdio is framed by the package's own ``framing`` module (``Connection``).
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ except ImportError:  # run from a checkout without an install
 
 from pi_snippets_lsp.documents import Document, Position  # noqa: E402
 from pi_snippets_lsp.expansion import expand  # noqa: E402
+from pi_snippets_lsp.framing import FrameDecoder, Problem, encode  # noqa: E402
 
 SEED = 20240610
 MIB = 1 << 20
@@ -262,7 +263,7 @@ class ServerError(RuntimeError):
 
 
 class Connection:
-    """A language server on a pipe, and the LSP base protocol's framing.
+    """A language server on a pipe, spoken to as a plain LSP client.
 
     A reader thread takes frames off the server's stdout and stamps each on arrival, so a
     measured latency is write -> complete response, not the bench's own bookkeeping.
@@ -293,29 +294,24 @@ class Connection:
     def _read(self) -> None:
         stream = self.proc.stdout
         assert stream is not None
+        decoder = FrameDecoder()
         while True:
-            length = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    self._inbox.put((time.perf_counter(), None, 0))
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                name, _, value = line.decode("ascii", "replace").partition(":")
-                if name.strip().lower() == "content-length":
-                    length = int(value.strip())
-            if length is None:
-                continue
-            body = stream.read(length)
-            arrived = time.perf_counter()
-            self._inbox.put((arrived, json.loads(body), len(body)))
+            chunk = stream.read1(65536)
+            if not chunk:
+                self._inbox.put((time.perf_counter(), None, 0))
+                return
+            decoder.feed(chunk)
+            for body in decoder.frames():
+                if isinstance(body, Problem):
+                    print(f"bench: bad frame from the server: {body.message}", file=sys.stderr)
+                    continue
+                arrived = time.perf_counter()
+                self._inbox.put((arrived, json.loads(body), len(body)))
 
     def _write(self, message: dict[str, Any]) -> None:
-        body = json.dumps(message, ensure_ascii=False).encode("utf-8")
         stdin = self.proc.stdin
         assert stdin is not None
-        stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        stdin.write(encode(message))
         stdin.flush()
 
     def notify(self, method: str, params: object) -> None:
