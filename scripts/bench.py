@@ -296,7 +296,7 @@ class Connection:
         assert stream is not None
         decoder = FrameDecoder()
         while True:
-            chunk = stream.read1(65536)
+            chunk = os.read(stream.fileno(), 65536)
             if not chunk:
                 self._inbox.put((time.perf_counter(), None, 0))
                 return
@@ -663,8 +663,7 @@ class Bench:
 
     def add(self, row: Row) -> None:
         self.rows.append(row)
-        value = "n/a" if row.value is None else f"{row.value:,} {row.unit}"
-        print(f"  {row.what}: {value} [{row.reference}]", file=sys.stderr, flush=True)
+        print(f"  {row.what}: {measured(row)} [{row.reference}]", file=sys.stderr, flush=True)
 
     # -------------------------------------------------------------- in-process
 
@@ -820,19 +819,21 @@ class Bench:
                 "textDocument/didOpen",
                 {"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": ""}},
             )
-            state = {"version": 1, "text": ""}
+            versions = [1]
+            texts = [""]
 
             def keystroke(text: str) -> tuple[Any, float]:
-                old = state["text"]
-                state["version"] = int(state["version"]) + 1
-                state["text"] = text
+                """The one-line prompt becomes ``text``; complete at its end."""
+                old = texts[-1]
+                versions.append(versions[-1] + 1)
+                texts.append(text)
                 change = {
-                    "textDocument": {"uri": uri, "version": state["version"]},
+                    "textDocument": {"uri": uri, "version": versions[-1]},
                     "contentChanges": [
                         {
                             "range": {
                                 "start": {"line": 0, "character": 0},
-                                "end": {"line": 0, "character": len(str(old))},
+                                "end": {"line": 0, "character": len(old)},
                             },
                             "text": text,
                         }
@@ -1087,20 +1088,22 @@ def machine() -> dict[str, Any]:
     }
 
 
+def number(value: float) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.4g}"
+
+
+def measured(row: Row) -> str:
+    if row.value is None:
+        return "n/a"
+    text = f"{number(row.value)} {row.unit}"
+    if "p99_ms" in row.details:
+        text += f" / p99 {number(row.details['p99_ms'])} ms"
+    return text
+
+
 def print_table(rows: Sequence[Row]) -> None:
     header = ("what", "measured", "reference", "target")
-    table = [
-        (
-            row.what,
-            "n/a"
-            if row.value is None
-            else f"{row.value:g} {row.unit}"
-            + (f" / p99 {row.details['p99_ms']:g} ms" if "p99_ms" in row.details else ""),
-            row.reference,
-            row.target,
-        )
-        for row in rows
-    ]
+    table = [(row.what, measured(row), row.reference, row.target) for row in rows]
     print("| " + " | ".join(header) + " |")
     print("| " + " | ".join("---" for _ in header) + " |")
     for line in table:

@@ -6,9 +6,10 @@ stay exactly as typed; ``%%name`` at a boundary yields the literal ``%name``.
 
 The pass is linear in the text and bounded in memory whatever the number of markers:
 candidates are found by ``MARKER_CANDIDATE_RE`` (a literal ``%`` search) and confirmed
-by ``is_boundary_before`` only there; the output is joined in chunks, so at most a few
-thousand pieces are alive at once; and what changed (``Expansion.replacements``) is not
-stored per marker but produced again on demand by the same scan.
+by ``is_boundary_before`` only there; the output is joined in chunks sized to the text,
+so the pieces alive at once stay a fraction of it; and what changed
+(``Expansion.replacements``) is not stored per marker but produced again on demand by
+the same scan.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from typing import Final, overload
 
 from .grammar import COMMON_SEPARATORS, MARKER_CANDIDATE_RE, TRIGGER, is_boundary_before
 
-#: Output pieces are joined into a chunk once there are this many per character of the
-#: text (each kept slice of the text is an object of its own, some 50 bytes): memory
+#: Output pieces are joined into a chunk once there is one per this many characters of
+#: the text (each kept slice of the text is an object of its own, some 50 bytes): memory
 #: stays a small multiple of the text, while a prompt with few markers is joined once.
-_PIECES_PER_CHAR: Final = 1 / 64
+_CHARS_PER_PIECE: Final = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +127,7 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
         return Expansion(text=text, changed=False)
 
     get = snippets.get
-    chunk = max(256, int(len(text) * _PIECES_PER_CHAR))
+    chunk = max(256, len(text) // _CHARS_PER_PIECE)
     chunks: list[str] = []
     pieces: list[str] = []
     last = 0

@@ -77,12 +77,13 @@ MARKER_RE: Final = regex.compile(
 #: ``is_boundary_before`` holds at its start: every ``MARKER_RE`` match has a candidate at
 #: its ``%``, and the escape ``%`` of a candidate never starts one of its own (a ``%`` is
 #: no boundary).
-_MAY_PRECEDE_A_MARKER: Final = "".join(
-    re.escape(c) for c in sorted({*WRAPPERS, *(c for c in JS_WHITESPACE if c < "\x80")})
+#: ASCII characters after which no marker can start: neither a separator nor a wrapper.
+_NO_MARKER_AFTER: Final = "".join(
+    re.escape(chr(code))
+    for code in range(0x80)
+    if chr(code) not in WRAPPERS and chr(code) not in JS_WHITESPACE
 )
-MARKER_CANDIDATE_RE: Final = re.compile(
-    rf"%(?<![^{_MAY_PRECEDE_A_MARKER}\x80-\U0010ffff]%)(%?)({NAME_PATTERN})"
-)
+MARKER_CANDIDATE_RE: Final = re.compile(rf"%(?<![{_NO_MARKER_AFTER}]%)(%?)({NAME_PATTERN})")
 #: Characters that are separators without asking Unicode: JavaScript's whitespace and
 #: Pi's explicit CJK punctuation list (a subset of ``is_separator``; the fast path).
 COMMON_SEPARATORS: Final = frozenset(JS_WHITESPACE + CJK_PUNCTUATION_LIST)

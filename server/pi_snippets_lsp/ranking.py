@@ -141,18 +141,23 @@ class FuzzyIndex:
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._count = len(texts)
-        self._lowered = [text.lower() for text in texts]
+        lowered = [text.lower() for text in texts]
         #: The lowercased texts, each after a "\n" (so the character before a text's
-        #: first one is whitespace, a word boundary, as pi-tui's ``i == 0`` is).
+        #: first one is whitespace, a word boundary, as pi-tui's ``i == 0`` is); None
+        #: when a text holds a line break itself.
         self._joined: str | None = None
         #: Where each text starts in ``_joined``.
         self._starts: list[int] = []
-        if not any("\n" in text for text in self._lowered):
-            self._joined = "\n" + "\n".join(self._lowered)
-            position = 1
-            for text in self._lowered:
-                self._starts.append(position)
-                position += len(text) + 1
+        #: The lowercased texts when they cannot be joined (scored one by one).
+        self._lowered: list[str] = []
+        if any("\n" in text for text in lowered):
+            self._lowered = lowered
+            return
+        self._joined = "\n" + "\n".join(lowered)
+        position = 1
+        for text in lowered:
+            self._starts.append(position)
+            position += len(text) + 1
 
     def __len__(self) -> int:
         return self._count
