@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Final, Literal
@@ -88,31 +88,43 @@ def line_starts(text: str) -> list[int]:
 BLOCK_CHARS: Final = 16384
 
 
+def _offset_type(length: int) -> str:
+    """The smallest array type for offsets into a block of ``length`` characters."""
+    return "H" if length < 1 << 16 else "I" if length < 1 << 32 else "q"
+
+
 def _blocks_of(text: str, *, last: bool, size: int) -> tuple[list[str], list[array[int]]]:
     """``text`` (whole lines) cut into blocks of about ``size`` characters.
 
-    Each block holds whole lines and the offsets where they start in it. A text that is
-    not the end of the document ends with a line break, and the line that would start
-    after it belongs to what follows; at the end of the document it is a line of its own
-    (a final empty line, when the text ends with a break).
+    Each block holds whole lines and the offsets where they start in it (2 bytes a line,
+    as a block is usually under 64k characters).
+    A text that is not the end of the document ends with a line break, and the line that
+    would start after it belongs to what follows; at the end of the document it is a line
+    of its own (a final empty line, when the text ends with a break). Blocks are cut at
+    the end of a line break (never between the CR and the LF of a CRLF: the pattern takes
+    CRLF first), and indexed one at a time, so memory stays a block's worth of work.
     """
-    starts = line_starts(text)
-    if not last:
-        starts.pop()  # == len(text): the next block's first line
     blocks: list[str] = []
     block_starts: list[array[int]] = []
-    count = len(starts)
-    i = 0
-    while i < count:
-        base = starts[i]
-        j = bisect_left(starts, base + size, i + 1)
-        if j < count and len(text) - starts[j] < size // 2:
-            j = count  # no small block at the end: it joins this one
-        end = starts[j] if j < count else len(text)
-        blocks.append(text[base:end])
-        block_starts.append(array("q", [start - base for start in starts[i:j]]))
-        i = j
-    return blocks, block_starts
+    length = len(text)
+    base = 0
+    while True:
+        cut = length
+        if length - base >= size + size // 2:
+            brk = _LINE_BREAK.search(text, base + size)
+            if brk is not None and length - brk.end() >= size // 2:
+                cut = brk.end()
+        block = text if base == 0 and cut == length else text[base:cut]
+        starts = array(_offset_type(len(block)), [0])
+        starts.extend(brk.end() for brk in _LINE_BREAK.finditer(block))
+        if cut < length or not last:
+            starts.pop()  # == len(block): the first line of what follows
+        if starts:
+            blocks.append(block)
+            block_starts.append(starts)
+        if cut == length:
+            return blocks, block_starts
+        base = cut
 
 
 class Document:

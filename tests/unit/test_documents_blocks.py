@@ -9,6 +9,9 @@ clamping. Tiny blocks put a block boundary next to nearly every edit.
 from __future__ import annotations
 
 import random
+import sys
+import tracemalloc
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -137,3 +140,37 @@ def test_many_keystrokes_in_a_long_document_keep_it_exact() -> None:
         assert document.text == text
         assert document.line_count == Document(uri="file:///f", text=text).line_count
     assert_same_as_fresh(document, text, "utf-16")
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def _peak(run: Callable[[], object]) -> int:
+    tracemalloc.start()
+    try:
+        run()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    ("line", "bound"),
+    [
+        pytest.param("line %x\n", 2, id="short-lines"),
+        pytest.param("x" * 38 + "\r\n", 2, id="crlf-lines"),
+        pytest.param("\n", 4, id="only-line-breaks"),
+    ],
+)
+def test_a_document_holds_a_few_times_its_size_and_an_edit_a_block(line: str, bound: int) -> None:
+    """Lines cost two bytes each in the index, and an edit works on one block of ~16k
+    characters (a list of offsets cost 36 bytes a line, and every edit copied the whole
+    text and rebuilt that list)."""
+    text = line * 200_000
+    size = sys.getsizeof(text)
+    documents: list[Document] = []
+    assert _peak(lambda: documents.append(Document(uri="file:///t", text=text))) < bound * size
+    document = documents[0]
+    middle = Position(100_000, 1)
+    assert _peak(lambda: document.apply_change("x", middle, middle, "utf-16")) < 128 * 1024
+    assert document.line(100_000) == line.rstrip("\r\n")[:1] + "x" + line.rstrip("\r\n")[1:]
