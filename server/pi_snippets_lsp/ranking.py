@@ -113,15 +113,29 @@ def _tokens(query: str) -> list[str]:
     return [t for t in _TOKEN_SPLIT.split(trimmed.lower()) if t]
 
 
-def _token_pattern(query: str) -> re.Pattern[str]:
+def _token_pattern(query: str, *, at_start: bool = False) -> re.Pattern[str]:
     """``(c1)[^\\nc2]*(c2)...[^\\n]*`` for ``query`` = c1 c2 ...: group ``k`` starts where
-    pi-tui's greedy scan matches ``ck``, and the match runs to the end of the line."""
-    parts = [f"({re.escape(query[0])})"]
+    pi-tui's greedy scan matches ``ck``, and the match runs to the end of the line.
+
+    ``at_start``: only texts whose first character is ``c1`` (a ``\\n`` before it).
+    """
+    parts = ["\n" if at_start else "", f"({re.escape(query[0])})"]
     for char in query[1:]:
         literal = re.escape(char)
         parts.append(f"[^\\n{literal}]*({literal})")
     parts.append("[^\\n]*")
     return re.compile("".join(parts))
+
+
+def _best_after_start(length: int) -> float:
+    """No text whose first character is not the query's first scores below this.
+
+    Its first match is at index 1 or later, with no run before it and no exact match;
+    the best the query's ``length`` characters can then do is a word boundary each, one
+    run of them all, at indices 1, 2, 3...: ``-10`` each, ``-5 * run``, ``+0.1 * i``.
+    """
+    run_bonus = 5 * length * (length - 1) / 2
+    return -10 * length - run_bonus + 0.1 * length * (length + 1) / 2
 
 
 class Ranked(NamedTuple):
@@ -167,9 +181,14 @@ class FuzzyIndex:
 
         A blank query keeps every text in its given order.
         """
-        if not _tokens(query):
+        tokens = _tokens(query)
+        if not tokens:
             everything = range(self._count)
             return Ranked(list(everything if limit is None else everything[:limit]), self._count)
+        if limit is not None and len(tokens) == 1:
+            ranked = self._rank_from_starts(tokens[0].lower(), limit)
+            if ranked is not None:
+                return ranked
         totals = self.scores(query)
         indices = list(totals)
         # Stable, as JavaScript's sort: equal scores keep the texts' order.
@@ -202,6 +221,27 @@ class FuzzyIndex:
                 break
         return totals if in_order else {index: totals[index] for index in sorted(totals)}
 
+    def _rank_from_starts(self, query: str, limit: int) -> Ranked | None:
+        """The best ``limit`` when texts that start with the query's first character
+        settle it, else None.
+
+        A popup shows 20 of thousands of matches, and a short query is typed first:
+        when at least ``limit`` texts start with its first character and the
+        ``limit``-th best of them beats ``_best_after_start``, no other text can enter
+        the list, so the others are only counted (in C), never scored.
+        """
+        joined = self._joined
+        if joined is None or limit <= 0 or _swapped(query) is not None:
+            return None
+        starting = self._scan(query, at_start=True)
+        if len(starting) < limit:
+            return None
+        best = heapq.nsmallest(limit, starting, key=starting.__getitem__)
+        # A margin far above float rounding and far below any score difference (0.1).
+        if starting[best[-1]] >= _best_after_start(len(query)) - 1e-6:
+            return None
+        return Ranked(best, _token_pattern(query).subn("", joined)[1])
+
     def _token_scores(self, token: str) -> tuple[dict[int, float], bool]:
         """Each matching text's score for one token, and whether they are in text order."""
         query = token.lower()
@@ -216,8 +256,9 @@ class FuzzyIndex:
                 in_order = False
         return scores, in_order
 
-    def _scan(self, query: str) -> dict[int, float]:
-        """``fuzzy_match``'s score of every text ``query`` matches, in text order."""
+    def _scan(self, query: str, *, at_start: bool = False) -> dict[int, float]:
+        """``fuzzy_match``'s score of every text ``query`` matches, in text order
+        (``at_start``: of the texts that start with its first character)."""
         joined = self._joined
         if joined is None:  # a text with a line break: no joined form, text by text
             scores: dict[int, float] = {}
@@ -235,8 +276,9 @@ class FuzzyIndex:
         if length == 1:
             # The common first keystroke, and the one that matches the most texts: the
             # loop below with one character, unrolled (same operations, same floats).
-            for match in _token_pattern(query).finditer(joined):
-                position, line_end = match.span()
+            for match in _token_pattern(query, at_start=at_start).finditer(joined):
+                position = match.start(1)
+                line_end = match.end()
                 index = bisect_right(starts, position, index) - 1
                 i = position - starts[index]
                 if i == 0:
@@ -249,10 +291,10 @@ class FuzzyIndex:
                     score -= 100
                 scores[index] = score
             return scores
-        for match in _token_pattern(query).finditer(joined):
+        for match in _token_pattern(query, at_start=at_start).finditer(joined):
             regs = match.regs
-            first, line_end = regs[0]
-            index = bisect_right(starts, first, index) - 1
+            line_end = regs[0][1]
+            index = bisect_right(starts, regs[1][0], index) - 1
             line_start = starts[index]
             # _match_query's arithmetic, step for step, so scores are equal to the bit.
             score = 0.0

@@ -186,6 +186,12 @@ def test_the_index_equals_the_previous_filter_on_any_text(texts: list[str], quer
         pytest.param(["x-ya", "ya"], "y a", id="two-tokens"),
         pytest.param(["", "a"], "a", id="empty-text"),
         pytest.param(["a]b", "a^b", "a\\b"], "]", id="class-metacharacters"),
+        pytest.param(
+            [f"{w}-{n}" for n in range(40) for w in ("ab", "xa", "b-a")],
+            "a",
+            id="many-texts-start-with-the-query-the-rest-is-only-counted",
+        ),
+        pytest.param([f"ab{n}" for n in range(25)] + ["b-ab"], "ab", id="a-run-at-the-start"),
     ],
 )
 def test_edge_cases(texts: list[str], query: str) -> None:
