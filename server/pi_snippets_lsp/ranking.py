@@ -291,6 +291,33 @@ class FuzzyIndex:
                     score -= 100
                 scores[index] = score
             return scores
+        if length == 2:
+            # The second keystroke, unrolled the same way.
+            for match in _token_pattern(query, at_start=at_start).finditer(joined):
+                (_, line_end), (first, _), (second, _) = match.regs
+                index = bisect_right(starts, first, index) - 1
+                line_start = starts[index]
+                i = first - line_start
+                j = second - line_start
+                if i == 0:
+                    score = -15.0  # a run of 1 (-5) at a boundary (-10)
+                    if j == 1:
+                        score -= 10  # a run of 2
+                    else:
+                        score += (j - 1) * 2
+                else:
+                    score = -10.0 + i * 0.1 if joined[first - 1] in boundary_before else i * 0.1
+                    if j == i + 1:
+                        score -= 5
+                    else:
+                        score += (j - i - 1) * 2
+                if joined[second - 1] in boundary_before:
+                    score -= 10
+                score += j * 0.1
+                if line_end - line_start == 2:
+                    score -= 100
+                scores[index] = score
+            return scores
         for match in _token_pattern(query, at_start=at_start).finditer(joined):
             regs = match.regs
             line_end = regs[0][1]
