@@ -139,6 +139,7 @@ class Document:
         "_block_starts",
         "_blocks",
         "_char_prefix",
+        "_joined",
         "_line_prefix",
         "language_id",
         "uri",
@@ -163,6 +164,7 @@ class Document:
         #: Characters and lines before each block (and in all of them, last).
         self._char_prefix: list[int] = [0]
         self._line_prefix: list[int] = [0]
+        self._joined: str | None = None
         self.text = text
 
     def __repr__(self) -> str:
@@ -170,12 +172,16 @@ class Document:
 
     @property
     def text(self) -> str:
-        """The whole text (joined on demand: a copy)."""
-        return self._blocks[0] if len(self._blocks) == 1 else "".join(self._blocks)
+        """The whole text: joined when first asked for after an edit, then kept until the
+        next edit (requests that read the whole text come in bursts between keystrokes)."""
+        if self._joined is None:
+            self._joined = self._blocks[0] if len(self._blocks) == 1 else "".join(self._blocks)
+        return self._joined
 
     @text.setter
     def text(self, text: str) -> None:
         self._blocks, self._block_starts = _blocks_of(text, last=True, size=self._block_chars)
+        self._joined = None
         self._reindex()
 
     def _reindex(self) -> None:
@@ -280,6 +286,7 @@ class Document:
         new_blocks, new_starts = _blocks_of(region, last=last == count - 1, size=self._block_chars)
         blocks[first : last + 1] = new_blocks
         self._block_starts[first : last + 1] = new_starts
+        self._joined = None
         self._reindex()
 
     def text_before(self, position: Position, encoding: Encoding) -> tuple[str, int]:
