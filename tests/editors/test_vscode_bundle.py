@@ -268,6 +268,12 @@ async def bundled_client(bundle: Path, tmp_path: Path) -> AsyncIterator[Language
     def register(params: types.RegistrationParams) -> None:
         pass
 
+    # VS Code's capabilities declare refreshSupport, so every load asks for one: an
+    # unanswered request that lands once the test has started would fail it.
+    @client.feature(types.WORKSPACE_SEMANTIC_TOKENS_REFRESH)
+    def refresh(params: None) -> None:
+        pass
+
     @client.feature("snippets/didLoad")
     def did_load(params: Any) -> None:
         loaded.set()
