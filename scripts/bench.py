@@ -84,6 +84,9 @@ class Sizes:
     #: One keystroke in this many is the protocol floor, interleaved with the queries.
     floor_every: int
     value_chars: int
+    #: The largest tier's values are shorter, so its settings file stays under the
+    #: server's 16 MiB cap on a settings file (100,000 values of 200 characters do not).
+    large_value_chars: int
     reloads: int
     expand_requests: int
     document_lines: int
@@ -100,6 +103,7 @@ FULL = Sizes(
     completion_queries=(1_000, 2_000, 300),
     floor_every=4,
     value_chars=200,
+    large_value_chars=100,
     reloads=7,
     expand_requests=7,
     document_lines=1_000_000,
@@ -115,6 +119,7 @@ QUICK = Sizes(
     completion_queries=(20, 40, 20),
     floor_every=2,
     value_chars=200,
+    large_value_chars=100,
     reloads=2,
     expand_requests=2,
     document_lines=1_000,
@@ -289,7 +294,8 @@ class Connection:
         )
         self._next_id = 0
         self._inbox: queue.Queue[tuple[float, dict[str, Any] | None, int]] = queue.Queue()
-        self.notifications: list[tuple[str, int, float]] = []
+        #: (method, body size, arrival, params) of every notification from the server.
+        self.notifications: list[tuple[str, int, float, Any]] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -344,7 +350,7 @@ class Connection:
                     result = [None] * len(params.get("items", []))
                 self._write({"jsonrpc": "2.0", "id": message["id"], "result": result})
             else:
-                self.notifications.append((message["method"], size, arrived))
+                self.notifications.append((message["method"], size, arrived, message.get("params")))
         return arrived, message, size
 
     def wait_response(self, request_id: int, timeout: float = TIMEOUT) -> tuple[Any, float, int]:
@@ -372,13 +378,13 @@ class Connection:
 
     def wait_notification(
         self, method: str, after: int, timeout: float = TIMEOUT
-    ) -> tuple[int, float] | None:
-        """(size, arrival) of the first ``method`` notification past index ``after``."""
+    ) -> tuple[int, float, Any] | None:
+        """(size, arrival, params) of the first ``method`` notification past ``after``."""
         deadline = time.perf_counter() + timeout
         while True:
-            for name, size, arrived in self.notifications[after:]:
+            for name, size, arrived, params in self.notifications[after:]:
                 if name == method:
-                    return size, arrived
+                    return size, arrived, params
             after = len(self.notifications)
             try:
                 self._next(deadline)
@@ -648,7 +654,11 @@ class Bench:
         self.rows: list[Row] = []
         small, medium, large = sizes.completion_counts
         self.tables = {
-            count: snippet_table(count, sizes.value_chars, SEED + count)
+            count: snippet_table(
+                count,
+                sizes.large_value_chars if count == large else sizes.value_chars,
+                SEED + count,
+            )
             for count in (small, medium, large)
         }
         self.expansion_snippets = self.tables[small]
@@ -829,8 +839,14 @@ class Bench:
             initialize(conn)
             mark = len(conn.notifications)
             conn.notify("initialized", {})
-            if conn.wait_notification("snippets/didLoad", mark) is None:
+            loaded = conn.wait_notification("snippets/didLoad", mark)
+            if loaded is None:
                 conn.request("snippets/list", {})  # no didLoad: wait for the load this way
+            elif isinstance(loaded[2], dict) and loaded[2].get("count", count) != count:
+                raise ServerError(
+                    f"the server loaded {loaded[2].get('count')} of {count} snippets: "
+                    f"{loaded[2].get('warnings')}"
+                )
             uri = "file:///bench/prompt.md"
             conn.notify(
                 "textDocument/didOpen",
@@ -878,6 +894,8 @@ class Bench:
                     assert result is None, result
                     floor.append(seconds)
                 result, seconds = keystroke("%" + query)
+                if result is None:
+                    raise ServerError(f"no completion for %{query} with {count} snippets")
                 latencies.append(seconds)
                 tops.append([item["label"][1:] for item in result["items"]])
                 if i == len(measured) // 2:
@@ -926,7 +944,9 @@ class Bench:
         self.add(
             Row(
                 ["completion_1k", "completion_10k", "completion_100k"][tier],
-                f"completion over stdio, {count_label(count)} snippets, new queries (p50 / p99)",
+                f"completion over stdio, {count_label(count)} snippets"
+                + (f" of {self.sizes.large_value_chars} chars" if tier == 2 else "")
+                + ", new queries (p50 / p99)",
                 ms(p50),
                 "ms",
                 reference,
@@ -969,7 +989,7 @@ class Bench:
             seen = conn.wait_notification("snippets/didLoad", mark, timeout=60)
             if seen is None:
                 break
-            size, arrived = seen
+            size, arrived, _ = seen
             times.append(arrived - start)
             sizes.append(size)
         count = len(table)
