@@ -237,10 +237,13 @@ class SettingsFiles:
     """
 
     last_good: dict[str, dict[str, object]] = field(default_factory=dict)
+    #: Files whose last read found nothing usable (a save may be in progress).
+    unusable: set[str] = field(default_factory=set)
 
     def read(self, path: Path) -> tuple[dict[str, object] | None, str | None]:
         """(settings or None when absent, warning or None)."""
         key = str(path)
+        self.unusable.discard(key)
         try:
             data = read_settings_bytes(path)
         except SettingsFileError as exc:
@@ -262,6 +265,7 @@ class SettingsFiles:
         return settings, None
 
     def _fallback(self, key: str, problem: str) -> tuple[dict[str, object], str]:
+        self.unusable.add(key)
         previous = self.last_good.get(key)
         if previous is not None:
             return previous, f"{problem}; keeping its last valid content"
@@ -390,10 +394,8 @@ def validate_layers(
     if present:
         check = check_namespace(namespace)
         snippets = [
-            Snippet(name=name, value=value, source=provenance.get(name, ""))
-            for name, value in check.snippets
+            Snippet(name, value, provenance.get(name, "")) for name, value in sorted(check.snippets)
         ]
-        snippets.sort(key=lambda s: s.name)
         shortcut = check.shortcut
         expand_on_completion = check.expand_on_completion
         warnings.extend(problem_warnings(check.problems))

@@ -308,7 +308,7 @@ class Session:
 
     async def _files_changed(self) -> None:
         log.info("settings file changed on disk; reloading")
-        await self.reload(pull=False)
+        await self.reload(pull=False, settle=True)
 
     def client_layers(self) -> list[Layer]:
         layers = [
@@ -317,8 +317,14 @@ class Session:
         ]
         return [layer for layer in layers if layer is not None]
 
-    async def reload(self, pull: bool = True) -> Config:
-        """Load a new generation for every folder, report it, update registrations."""
+    async def reload(self, pull: bool = True, settle: bool = False) -> Config:
+        """Load a new generation for every folder, report it, update registrations.
+
+        ``settle``: the load follows a change on disk. A file read then may be a save in
+        progress (an editor that truncates, then writes); when a file is unusable, the
+        change is settled (``watch.settle``) and read once more before anything is
+        reported, so a save is read when it is done, and a complete file is read at once.
+        """
         async with self._reload_lock:
             if self.shut_down:
                 return EMPTY_CONFIG
@@ -328,6 +334,10 @@ class Session:
             stamps = take_stamps(self.settings_files())
             try:
                 configs = await asyncio.to_thread(self._load_all)
+                if settle and self.files.unusable:
+                    await self.watcher.settle(self.settings_files())
+                    stamps = take_stamps(self.settings_files())
+                    configs = await asyncio.to_thread(self._load_all)
             except Exception as exc:  # a failed load must never poison the session
                 log.exception("loading the settings failed")
                 self.link.show(
@@ -439,9 +449,8 @@ class Session:
             log.warning("watcher registration failed: %s", exc)
 
     async def files_changed_by_client(self) -> None:
-        """``workspace/didChangeWatchedFiles``: settle, then reload."""
-        await self.watcher.settle(self.settings_files())
-        await self.reload(pull=False)
+        """``workspace/didChangeWatchedFiles``: reload (settling a save in progress)."""
+        await self.reload(pull=False, settle=True)
 
     # ------------------------------------------------------------------ shutdown
 

@@ -1,10 +1,11 @@
 """Watching settings files in-process: a poller that looks at their stamps.
 
-docs/configuration.md, "Reload". The client watches the files when it can (a dynamic
-``workspace/didChangeWatchedFiles`` registration); the server polls the rest itself
-(see ``session.files_to_poll``). A change is *settled* before it is read: the file is
-stat-ed again until two looks agree, so an editor's truncate-then-write save is read
-once it is complete, not in between.
+docs/configuration.md, "When the configuration is read again". The client watches the
+files when it can (a dynamic ``workspace/didChangeWatchedFiles`` registration); the
+server polls the rest itself (see ``session.files_to_poll``). A changed file is read at
+once; when it is found unusable (empty, or not JSON: an editor's truncate-then-write save
+read in between), the change is *settled* (stat-ed again until two looks agree) and read
+once more before anything is reported (``session.Session.reload(settle=True)``).
 """
 
 from __future__ import annotations
@@ -94,7 +95,6 @@ class SettingsWatcher:
             await asyncio.sleep(self.interval)
             if not self.changed():
                 continue
-            await self.settle(self.files())
             try:
                 await self.on_change()
             except Exception:

@@ -538,3 +538,60 @@ async def test_an_explicit_settings_file_that_is_missing_is_a_warning(user_file:
     session = make_session(user_file, link)
     config = await session.reload()
     assert config.warnings == (f"settings file {user_file} does not exist",)
+
+
+async def test_a_change_on_disk_is_read_at_once_when_the_file_is_complete(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(user_file, {"snippets": {"a": "one"}})
+    session = make_session(user_file, FakeLink())
+    await session.reload()
+    settled: list[object] = []
+
+    async def settle(paths: object) -> None:
+        settled.append(paths)
+
+    monkeypatch.setattr(session.watcher, "settle", settle)
+    write(user_file, {"snippets": {"a": "two"}})
+    config = await session.reload(pull=False, settle=True)
+    assert config.values == {"a": "two"}
+    assert settled == []
+
+
+async def test_a_save_in_progress_is_settled_and_read_again_before_anything_is_shown(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(user_file, {"snippets": {"a": "one"}})
+    link = FakeLink()
+    session = make_session(user_file, link)
+    await session.reload()
+    user_file.write_text("")  # the editor truncated the file and has not written yet
+
+    async def the_save_completes(paths: object) -> None:
+        write(user_file, {"snippets": {"a": "two"}})
+
+    monkeypatch.setattr(session.watcher, "settle", the_save_completes)
+    config = await session.reload(pull=False, settle=True)
+    assert config.values == {"a": "two"}
+    assert config.warnings == ()
+    assert link.shown == []  # the empty file in between was never reported
+    assert session.generation == 2
+
+
+async def test_a_file_still_unusable_after_settling_keeps_its_last_content_and_says_so(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(user_file, {"snippets": {"a": "one"}})
+    link = FakeLink()
+    session = make_session(user_file, link)
+    await session.reload()
+    user_file.write_text('{"piSimpleSnippets": ')
+
+    async def nothing_changes(paths: object) -> None:
+        return None
+
+    monkeypatch.setattr(session.watcher, "settle", nothing_changes)
+    config = await session.reload(pull=False, settle=True)
+    assert config.values == {"a": "one"}
+    [(kind, text)] = link.shown
+    assert kind == "warning" and "keeping its last valid content" in text
