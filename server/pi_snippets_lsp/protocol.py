@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictStr,
+    ValidationError,
+    field_serializer,
+)
 
 from .config import Config
 from .snippet import Snippet
@@ -95,6 +102,10 @@ class SnippetsListing(BaseModel):
     def values(self) -> dict[str, str]:
         """Snippet name -> text."""
         return {s.name: s.value for s in self.snippets}
+
+    @field_serializer("snippets")
+    def _snippets_with_previews(self, snippets: tuple[Snippet, ...]) -> list[dict[str, str]]:
+        return [snippet.to_json() for snippet in snippets]
 
     @classmethod
     def of(cls, config: Config) -> SnippetsListing:

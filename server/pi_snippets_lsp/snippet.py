@@ -8,9 +8,8 @@ a snippet is described the same way everywhere.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Final
-
-from pydantic import BaseModel, ConfigDict, computed_field
 
 from .grammar import JS_WHITESPACE
 
@@ -42,21 +41,31 @@ def normalize_newlines(value: str) -> str:
     return _LINE_BREAKS.sub("\n", value)
 
 
-class Snippet(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Snippet:
     """A configured snippet: its name, its text, and the layer that defined it.
 
     ``source`` is a settings file's path, or the name of a client layer
-    (``initializationOptions``, ``workspace/configuration``, ``options``).
+    (``initializationOptions``, ``workspace/configuration``, ``options``). A plain frozen
+    dataclass: a load makes one per configured snippet (tens of thousands), already
+    validated, so it costs no model validation; pydantic models that hold snippets
+    (``protocol.SnippetsListing``) still validate and serialize them.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     name: str
     value: str
     source: str
 
-    @computed_field  # type: ignore[prop-decorator]
     @property
     def preview(self) -> str:
         """The one-line preview of ``value`` (see ``preview``)."""
         return preview(self.value)
+
+    def to_json(self) -> dict[str, str]:
+        """As ``snippets/list`` lists it: name, value, preview, source."""
+        return {
+            "name": self.name,
+            "value": self.value,
+            "preview": self.preview,
+            "source": self.source,
+        }
