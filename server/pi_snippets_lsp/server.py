@@ -123,9 +123,14 @@ class SnippetsProtocol(LanguageServerProtocol):
         self, msg_id: Any, result: Any = None, error: types.ResponseError | None = None
     ) -> None:
         """pygls puts an internal error's traceback (file paths, code) in ``data``; the
-        client gets it only from a server started with ``-v``."""
+        client gets it only from a server started with ``-v``. A result that is plain JSON
+        already (completion lists, the custom requests' answers) is written as it is:
+        pygls would walk it through cattrs first, on every keystroke."""
         if error is not None and error.data is not None and not self._server.options.error_details:
             error = types.ResponseError(code=error.code, message=error.message)
+        if error is None and isinstance(result, dict):
+            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
+            return
         super()._send_response(msg_id, result, error)
 
     @lsp_method(types.EXIT)
@@ -318,7 +323,7 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
     )
     async def completion(
         ls: SnippetsServer, params: types.CompletionParams
-    ) -> types.CompletionList | None:
+    ) -> dict[str, object] | None:
         config = await ls.session.loaded_config_for(params.text_document.uri)
         document = ls.documents.get(params.text_document.uri)
         position = Position(params.position.line, params.position.character)

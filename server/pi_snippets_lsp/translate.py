@@ -42,38 +42,48 @@ def literal_markdown(text: str) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
-def documentation(value: str, markdown: bool) -> str | types.MarkupContent:
+def documentation(value: str, markdown: bool) -> str | dict[str, str]:
     """The whole snippet text, shown literally: fenced Markdown, or plain text."""
     if markdown:
-        return types.MarkupContent(kind=types.MarkupKind.Markdown, value=literal_markdown(value))
+        return {"kind": "markdown", "value": literal_markdown(value)}
     return value
 
 
+#: LSP enum values of an item (``CompletionItemKind.Snippet``, ``InsertTextFormat``
+#: ``PlainText``, ``InsertTextMode.AsIs``).
+_SNIPPET_KIND: Final = int(types.CompletionItemKind.Snippet)
+_PLAIN_TEXT: Final = int(types.InsertTextFormat.PlainText)
+_AS_IS: Final = int(types.InsertTextMode.AsIs)
+
+
 def completion_item(
-    item: Suggestion, token_range: types.Range, markdown: bool
-) -> types.CompletionItem:
-    """One LSP item (docs/lsp.md, "Completion").
+    item: Suggestion, token_range: dict[str, object], markdown: bool
+) -> dict[str, object]:
+    """One LSP ``CompletionItem`` as JSON (docs/lsp.md, "Completion").
 
     The insert is plain text with ``insertTextMode: asIs`` for every client, so the text
     arrives exactly as configured: snippet format would send it through snippet engines
     that re-indent later lines and turn tabs into spaces (``vim.snippet.expand``, which
     nvim-cmp and blink.cmp call whatever ``insertTextMode`` says), and a value has no
     tabstops for that format to serve. ``asIs`` stops clients that honor it (VS Code,
-    lsp-mode) from adjusting indentation.
+    lsp-mode) from adjusting indentation. Built as plain JSON, not lsprotocol objects:
+    the list is answered on every keystroke after ``%``, and converting twenty objects
+    through cattrs would cost more than ranking them.
     """
-    return types.CompletionItem(
-        label=item.label,
-        label_details=types.CompletionItemLabelDetails(description=item.preview),
-        kind=types.CompletionItemKind.Snippet,
-        detail=item.accept_summary,
-        documentation=documentation(item.value, markdown),
-        sort_text=item.sort_text,
-        filter_text=item.label,
-        insert_text_format=types.InsertTextFormat.PlainText,
-        insert_text_mode=types.InsertTextMode.AsIs,
-        text_edit=types.TextEdit(range=token_range, new_text=item.insert_text),
-        data={"source": item.source},
-    )
+    label = item.label
+    return {
+        "label": label,
+        "labelDetails": {"description": item.preview},
+        "kind": _SNIPPET_KIND,
+        "detail": item.accept_summary,
+        "documentation": documentation(item.value, markdown),
+        "sortText": item.sort_text,
+        "filterText": label,
+        "insertTextFormat": _PLAIN_TEXT,
+        "insertTextMode": _AS_IS,
+        "textEdit": {"range": token_range, "newText": item.insert_text},
+        "data": {"source": item.source},
+    }
 
 
 def completion_list(
@@ -82,30 +92,30 @@ def completion_list(
     before: str,
     encoding: Encoding,
     features: ClientFeatures,
-) -> types.CompletionList:
-    """LSP items: each edit replaces only the token, from its ``%`` to the cursor.
+) -> dict[str, object]:
+    """The LSP ``CompletionList`` as JSON: each edit replaces only the token, from its
+    ``%`` to the cursor.
 
     ``before`` is the cursor line's text before the cursor; ``suggestions`` was computed
     on it, so its replace range indexes it. ``insertTextMode: asIs`` is also the list's
     default for clients that take ``itemDefaults.insertTextMode``.
     """
-    token_range = types.Range(
-        start=types.Position(line, units_length(before[: suggestions.replace_start], encoding)),
-        end=types.Position(line, units_length(before[: suggestions.replace_end], encoding)),
-    )
-    defaults = (
-        types.CompletionItemDefaults(insert_text_mode=types.InsertTextMode.AsIs)
-        if INSERT_TEXT_MODE_DEFAULT in features.item_defaults
-        else None
-    )
-    return types.CompletionList(
-        is_incomplete=suggestions.is_incomplete,
-        item_defaults=defaults,
-        items=[
-            completion_item(item, token_range, features.completion_markdown)
-            for item in suggestions.items
-        ],
-    )
+    token_range: dict[str, object] = {
+        "start": {
+            "line": line,
+            "character": units_length(before[: suggestions.replace_start], encoding),
+        },
+        "end": {
+            "line": line,
+            "character": units_length(before[: suggestions.replace_end], encoding),
+        },
+    }
+    markdown = features.completion_markdown
+    result: dict[str, object] = {"isIncomplete": suggestions.is_incomplete}
+    if INSERT_TEXT_MODE_DEFAULT in features.item_defaults:
+        result["itemDefaults"] = {"insertTextMode": _AS_IS}
+    result["items"] = [completion_item(item, token_range, markdown) for item in suggestions.items]
+    return result
 
 
 # --------------------------------------------------------------------------- editor features

@@ -7,11 +7,13 @@ preview on the row and what accepting does in ``detail``.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
+from pygls.protocol import default_converter
 
 from pi_snippets_lsp.completion import Suggestion, suggest
 from pi_snippets_lsp.config import Layer, validate_layers
@@ -74,7 +76,7 @@ def test_no_line_of_the_value_can_close_the_fence(value: str) -> None:
 # --------------------------------------------------------------------------- items
 
 
-def items_for(features: ClientFeatures, expand: bool = True) -> types.CompletionList:
+def items_for(features: ClientFeatures, expand: bool = True) -> dict[str, Any]:
     namespace = {
         "snippets": {"rev": "Review $HOME:\n\t`x` }\nend", "tdd": "Tests"},
         "expandOnCompletion": expand,
@@ -97,40 +99,60 @@ FEATURES = {
 @pytest.mark.parametrize("features", FEATURES.values(), ids=FEATURES.keys())
 def test_items_are_plain_text_inserted_as_is(features: ClientFeatures) -> None:
     result = items_for(features)
-    for item in result.items:
-        assert item.insert_text_format == types.InsertTextFormat.PlainText
-        assert item.insert_text_mode == types.InsertTextMode.AsIs
-    (rev, _) = result.items
-    assert rev.text_edit == types.TextEdit(
-        range=types.Range(start=types.Position(3, 4), end=types.Position(3, 5)),
-        new_text="Review $HOME:\n\t`x` }\nend",
-    )
+    for item in result["items"]:
+        assert item["insertTextFormat"] == types.InsertTextFormat.PlainText
+        assert item["insertTextMode"] == types.InsertTextMode.AsIs
+    (rev, _) = result["items"]
+    assert rev["textEdit"] == {
+        "range": {"start": {"line": 3, "character": 4}, "end": {"line": 3, "character": 5}},
+        "newText": "Review $HOME:\n\t`x` }\nend",
+    }
 
 
 def test_item_defaults_only_for_clients_that_take_them() -> None:
-    assert items_for(FEATURES["bare"]).item_defaults is None
-    assert items_for(FEATURES["markdown-and-defaults"]).item_defaults == (
-        types.CompletionItemDefaults(insert_text_mode=types.InsertTextMode.AsIs)
-    )
+    assert "itemDefaults" not in items_for(FEATURES["bare"])
+    assert items_for(FEATURES["markdown-and-defaults"])["itemDefaults"] == {
+        "insertTextMode": types.InsertTextMode.AsIs
+    }
 
 
 def test_item_shape_for_a_markdown_client() -> None:
-    (rev, _) = items_for(FEATURES["markdown-and-defaults"]).items
-    assert rev.label == "%rev"
-    assert rev.label_details == types.CompletionItemLabelDetails(
-        description="Review $HOME: `x` } end"
-    )
-    assert rev.detail == "Inserts the text (3 lines)"
-    assert rev.documentation == types.MarkupContent(
-        kind=types.MarkupKind.Markdown, value="```text\nReview $HOME:\n\t`x` }\nend\n```"
-    )
+    result = items_for(FEATURES["markdown-and-defaults"])
+    (rev, _) = result["items"]
+    assert rev == {
+        "label": "%rev",
+        "labelDetails": {"description": "Review $HOME: `x` } end"},
+        "kind": types.CompletionItemKind.Snippet,
+        "detail": "Inserts the text (3 lines)",
+        "documentation": {
+            "kind": "markdown",
+            "value": "```text\nReview $HOME:\n\t`x` }\nend\n```",
+        },
+        "sortText": "0000",
+        "filterText": "%rev",
+        "insertTextFormat": types.InsertTextFormat.PlainText,
+        "insertTextMode": types.InsertTextMode.AsIs,
+        "textEdit": {
+            "range": {"start": {"line": 3, "character": 4}, "end": {"line": 3, "character": 5}},
+            "newText": "Review $HOME:\n\t`x` }\nend",
+        },
+        "data": {"source": "s.json"},
+    }
+    assert result["isIncomplete"] is False
+
+
+def test_the_list_is_a_valid_lsp_completion_list() -> None:
+    """Plain JSON for speed, but exactly what lsprotocol's types describe."""
+    result = items_for(FEATURES["markdown-and-defaults"])
+    structured = default_converter().structure(result, types.CompletionList)
+    assert default_converter().unstructure(structured) == result
 
 
 def test_item_shape_for_a_plain_client() -> None:
-    (rev, tdd) = items_for(FEATURES["bare"], expand=False).items
-    assert rev.documentation == "Review $HOME:\n\t`x` }\nend"
-    assert rev.detail == "Inserts %rev"
-    assert tdd.text_edit is not None and tdd.text_edit.new_text == "%tdd"
+    (rev, tdd) = items_for(FEATURES["bare"], expand=False)["items"]
+    assert rev["documentation"] == "Review $HOME:\n\t`x` }\nend"
+    assert rev["detail"] == "Inserts %rev"
+    assert tdd["textEdit"]["newText"] == "%tdd"
 
 
 # --------------------------------------------------------------------------- capabilities
