@@ -114,16 +114,20 @@ def _tokens(query: str) -> list[str]:
 
 
 def _token_pattern(query: str, *, at_start: bool = False) -> re.Pattern[str]:
-    """``(c1)[^\\nc2]*(c2)...[^\\n]*`` for ``query`` = c1 c2 ...: group ``k`` starts where
-    pi-tui's greedy scan matches ``ck``, and the match runs to the end of the line.
+    """``(c1).*?(c2)...(cn).*`` for ``query`` = c1 c2 ... cn: group ``k`` starts where
+    pi-tui's greedy scan matches ``ck``, and the match runs to the end of the line
+    (``.`` stops at the ``\\n`` that separates the texts).
+
+    The lazy ``.*?`` takes the first ``ck`` after ``c(k-1)``, as the greedy scan does;
+    had a later ``ck`` been needed, the first would have failed too (what follows a
+    later one is part of what follows the first). The pattern is compiled for every new
+    query, so its shape is the cheapest to compile: no character classes.
 
     ``at_start``: only texts whose first character is ``c1`` (a ``\\n`` before it).
     """
     parts = ["\n" if at_start else "", f"({re.escape(query[0])})"]
-    for char in query[1:]:
-        literal = re.escape(char)
-        parts.append(f"[^\\n{literal}]*({literal})")
-    parts.append("[^\\n]*")
+    parts.extend(f".*?({re.escape(char)})" for char in query[1:])
+    parts.append(".*")
     return re.compile("".join(parts))
 
 

@@ -7,6 +7,7 @@ a snippet is described the same way everywhere.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -20,11 +21,13 @@ _WHITESPACE_RUN: Final = re.compile("[" + re.escape(JS_WHITESPACE) + "]+")
 _LINE_BREAKS: Final = re.compile(r"\r\n?")
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def preview(value: str) -> str:
     """One line for the popup: whitespace runs collapsed, trimmed, at most 80 characters.
 
     Pi measures the limit in UTF-16 code units (JavaScript ``length``) but cuts whole
-    code points, so an emoji-heavy value is cut exactly where Pi cuts it.
+    code points, so an emoji-heavy value is cut exactly where Pi cuts it. Remembered per
+    value: the popup shows the same snippets' previews on every keystroke.
     """
     collapsed = _WHITESPACE_RUN.sub(" ", value).strip(" ")
     if _utf16_length(collapsed) <= PREVIEW_LIMIT:
@@ -33,7 +36,9 @@ def preview(value: str) -> str:
 
 
 def _utf16_length(text: str) -> int:
-    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+    """JavaScript's ``length``: a code point above U+FFFF is two units, a lone
+    surrogate (JSON allows ``"\\ud800"``) one."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def normalize_newlines(value: str) -> str:
