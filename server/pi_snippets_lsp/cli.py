@@ -19,8 +19,9 @@ from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 
 from . import __version__
 from .api import load_config
-from .config import Config, settings_json_schema
+from .config import Config
 from .expansion import Expansion, expand
+from .schema import settings_json_schema
 from .session import ServerOptions
 from .snippet import preview
 from .transport import Daemon, serve_stdio

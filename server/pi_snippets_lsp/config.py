@@ -17,9 +17,7 @@ from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from typing import Final, Literal
 
 from . import jsontree
 from .documents import line_starts
@@ -44,14 +42,18 @@ NAMED_KEYS: Final = frozenset(
 )  # fmt: skip
 
 
-class Config(BaseModel):
-    """One generation: the validated configuration of one load, immutable."""
+@dataclass(frozen=True)
+class Config:
+    """One generation: the validated configuration of one load, immutable.
 
-    model_config = ConfigDict(frozen=True)
+    A plain frozen dataclass: it is built once per load from already validated parts,
+    and holds tens of thousands of snippets, so it costs no model validation (and no
+    model class to build at start-up).
+    """
 
     snippets: tuple[Snippet, ...] = ()
     shortcut: str | None = None
-    expand_on_completion: bool = Field(default=False, serialization_alias="expandOnCompletion")
+    expand_on_completion: bool = False
     warnings: tuple[str, ...] = ()
     #: Settings files that were read for this generation.
     sources: tuple[str, ...] = ()
@@ -60,11 +62,13 @@ class Config(BaseModel):
     #: Whether any layer mentioned the namespace at all.
     namespace_present: bool = False
 
-    _values: dict[str, str] = PrivateAttr(default_factory=dict)
-    _name_index: FuzzyIndex | None = PrivateAttr(default=None)
+    _values: dict[str, str] = field(init=False, repr=False, compare=False)
+    _name_index: FuzzyIndex | None = field(init=False, repr=False, compare=False)
 
-    def model_post_init(self, context: Any, /) -> None:
-        self._values = {s.name: s.value for s in self.snippets}
+    def __post_init__(self) -> None:
+        # Derived once; frozen dataclasses set their own fields through object.
+        object.__setattr__(self, "_values", {s.name: s.value for s in self.snippets})
+        object.__setattr__(self, "_name_index", None)
 
     @property
     def values(self) -> Mapping[str, str]:
@@ -76,7 +80,8 @@ class Config(BaseModel):
         """Pi's fuzzy filter over the snippet names, built once, when first asked for
         (completion on every keystroke; a CLI expansion never needs it)."""
         if self._name_index is None:
-            self._name_index = FuzzyIndex([s.name for s in self.snippets])
+            object.__setattr__(self, "_name_index", FuzzyIndex([s.name for s in self.snippets]))
+        assert self._name_index is not None
         return self._name_index
 
     def warning_message(self) -> str | None:
@@ -562,39 +567,3 @@ def problem_warnings(problems: Sequence[Problem]) -> list[str]:
             warnings.append(_skipped_warning(entries))
             entries = []
     return warnings
-
-
-# --------------------------------------------------------------------------- schema
-
-
-def settings_json_schema() -> dict[str, object]:
-    """JSON schema of a settings file's ``piSimpleSnippets`` key, for editors."""
-    name = {"type": "string", "pattern": r"^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$"}
-    namespace = {
-        "type": "object",
-        "description": "pi-simple-snippets: %name prompt snippets.",
-        "properties": {
-            "snippets": {
-                "type": "object",
-                "description": "Snippet name to text. Type %name in a prompt to use one.",
-                "propertyNames": name,
-                "additionalProperties": {"type": "string", "minLength": 1},
-            },
-            "shortcut": {
-                "type": "string",
-                "description": 'Key that types "%" and opens the list, e.g. "ctrl+shift+s": '
-                "one or more of ctrl, shift, alt, super, then a key.",
-            },
-            "expandOnCompletion": {
-                "type": "boolean",
-                "default": False,
-                "description": "Accepting a completion inserts the snippet's text, not %name.",
-            },
-        },
-    }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "Pi settings (piSimpleSnippets)",
-        "type": "object",
-        "properties": {SETTINGS_KEY: namespace},
-    }

@@ -35,7 +35,9 @@ class InvalidParams(ValueError):
 
 
 class _Params(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    # defer_build: a model's validator is built when it is first used, not when the
+    # server starts (no custom request is needed to answer ``initialize``).
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 P = TypeVar("P", bound=_Params)
@@ -91,7 +93,7 @@ class SnippetsListing(BaseModel):
     the usable snippets (each with its preview and source), the normalized shortcut,
     ``expandOnCompletion`` and the problems of that load."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    model_config = ConfigDict(frozen=True, populate_by_name=True, defer_build=True)
 
     snippets: tuple[Snippet, ...] = ()
     shortcut: str | None = None
@@ -130,7 +132,7 @@ class LoadNotice(BaseModel):
     ``uri`` does.
     """
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    model_config = ConfigDict(frozen=True, populate_by_name=True, defer_build=True)
 
     #: The generation number: 1 for the first load, one more for every reload.
     generation: int

@@ -77,11 +77,19 @@ class SnippetsProtocol(LanguageServerProtocol):
     _server: SnippetsServer
     #: ``shutdown`` arrived (pygls marks it only once its handler is done).
     shutdown_received = False
+    #: The ``capabilities`` of ``initialize``, as the client sent them.
+    client_capabilities_json: object = None
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """pygls drops a message whose params do not fit the method's type, and a client
         waiting for the answer hangs. Answer such a request with -32602 instead, and
-        skip such a notification with a log line; the session goes on either way."""
+        skip such a notification with a log line; the session goes on either way.
+
+        The capabilities of ``initialize`` are kept as JSON as well: ``ClientFeatures``
+        reads them from there, where converting pygls's typed copy back would cost a
+        first use of cattrs's unstructuring on the way to answering ``initialize``."""
+        if data.get("method") == types.INITIALIZE and isinstance(data.get("params"), dict):
+            self.client_capabilities_json = data["params"].get("capabilities")
         try:
             return super().structure_message(data)
         except JsonRpcException:
@@ -156,10 +164,6 @@ class SnippetsProtocol(LanguageServerProtocol):
         if method in _CUSTOM_METHODS:
             return _CustomRequest
         return super().get_message_type(method)
-
-    def to_json(self, value: Any) -> Any:
-        """An lsprotocol value as plain JSON."""
-        return self._converter.unstructure(value)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
@@ -279,7 +283,7 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
     def initialize(ls: SnippetsServer, params: types.InitializeParams) -> None:
         ls.session.initialize(
             params.initialization_options,
-            ClientFeatures.from_json(ls.protocol.to_json(params.capabilities)),
+            ClientFeatures.from_json(ls.protocol.client_capabilities_json),
             ls.folder_paths(),
             ls.workspace.root_path,
         )

@@ -15,6 +15,7 @@ the last good generation; the next load tries again (nothing is cached as failed
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 from collections.abc import Iterable, Sequence
@@ -380,8 +381,8 @@ class Session:
                 self.files,
             )
             if self.option_problems:
-                config = config.model_copy(
-                    update={"warnings": (*self.option_problems, *config.warnings)}
+                config = dataclasses.replace(
+                    config, warnings=(*self.option_problems, *config.warnings)
                 )
             configs[key] = config
         return configs

@@ -5,11 +5,11 @@ docs/configuration.md, "Settings", "Layers" and "Validation and warnings".
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
-import pydantic
 import pytest
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
@@ -31,11 +31,11 @@ from pi_snippets_lsp.config import (
     normalize_shortcut,
     parse_settings_text,
     problem_warnings,
-    settings_json_schema,
     user_settings_path,
     validate_layers,
 )
 from pi_snippets_lsp.grammar import NAME_PATTERN
+from pi_snippets_lsp.schema import settings_json_schema
 
 
 def validate(namespace: object, source: str = "settings.json") -> Config:
@@ -1024,8 +1024,10 @@ def test_each_file_keeps_its_own_last_good_content(tmp_path: Path) -> None:
 
 def test_a_generation_is_immutable() -> None:
     config = validate({"snippets": {"a": "A"}})
-    with pytest.raises(pydantic.ValidationError):
-        config.shortcut = "ctrl+s"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.shortcut = "ctrl+s"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.snippets[0].value = "B"  # type: ignore[misc]
 
 
 def test_the_schema_uses_the_name_rule() -> None:

@@ -38,6 +38,7 @@ CORE = [
     "options",
     "protocol",
     "ranking",
+    "schema",
     "session",
     "settings_file",
     "snippet",
