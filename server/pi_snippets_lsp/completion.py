@@ -116,7 +116,7 @@ def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
     )
     return Suggestions(
         items=items,
-        is_incomplete=ranked.matched > MAX_ITEMS,
+        is_incomplete=ranked.truncated,
         replace_start=token.start,
         replace_end=len(text_before_cursor),
         query=token.query,

@@ -8,11 +8,12 @@ sort is stable (JavaScript's ``Array.prototype.sort`` is, since ES2019).
 ``fuzzy_match`` is the rule for one text, written as pi-tui writes it. ``FuzzyIndex``
 applies it to a whole list at once, for the popup on every keystroke: the lowercased
 texts are joined by ``\n`` once, and one compiled pattern per query token,
-``(r)[^\ne]*(e)...[^\n]*``, finds every matching text; its group starts are exactly the
+``(r).*?(e)....*``, finds every matching text; its group starts are exactly the
 positions pi-tui's greedy scan picks, so only the matching texts are scored, from those
-positions. (The search reaches a text's first ``r`` first; each ``[^\nc]*`` stops at the
-first ``c`` and never gives a different one back; when the match from the first ``r``
-fails, one from a later ``r`` fails too, as the later characters are a subset.)
+positions. (The search reaches a text's first ``r`` first; each lazy ``.*?`` stops at
+the first ``c``; when the match from the first ``r`` fails, one from a later ``r``
+fails too, as the later characters are a subset.) Compiling that pattern is most of a
+new query's cost, so a query compiles as few as it can (``rank``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import NamedTuple, TypeVar
 
 from .grammar import JS_WHITESPACE
@@ -113,20 +115,19 @@ def _tokens(query: str) -> list[str]:
     return [t for t in _TOKEN_SPLIT.split(trimmed.lower()) if t]
 
 
-def _token_pattern(query: str, *, at_start: bool = False) -> re.Pattern[str]:
-    """``(c1).*?(c2)...(cn).*`` for ``query`` = c1 c2 ... cn: group ``k`` starts where
-    pi-tui's greedy scan matches ``ck``, and the match runs to the end of the line
-    (``.`` stops at the ``\\n`` that separates the texts).
+def _token_pattern(query: str) -> re.Pattern[str]:
+    """``c1.*?c2...cn.*`` for ``query`` = c1 c2 ... cn: it matches a text (a line of
+    the joined texts: ``.`` stops at the ``\n`` between them) from the first ``c1``
+    pi-tui's greedy scan picks, and runs to the end of the line.
 
     The lazy ``.*?`` takes the first ``ck`` after ``c(k-1)``, as the greedy scan does;
     had a later ``ck`` been needed, the first would have failed too (what follows a
-    later one is part of what follows the first). The pattern is compiled for every new
-    query, so its shape is the cheapest to compile: no character classes.
-
-    ``at_start``: only texts whose first character is ``c1`` (a ``\\n`` before it).
+    later one is part of what follows the first). So ``str.find`` from the match start
+    finds again each position the scan picked. A new query compiles its pattern, so the
+    pattern has the cheapest shape to compile: no groups, no character classes.
     """
-    parts = ["\n" if at_start else "", f"({re.escape(query[0])})"]
-    parts.extend(f".*?({re.escape(char)})" for char in query[1:])
+    parts = [re.escape(query[0])]
+    parts.extend(f".*?{re.escape(char)}" for char in query[1:])
     parts.append(".*")
     return re.compile("".join(parts))
 
@@ -143,10 +144,11 @@ def _best_after_start(length: int) -> float:
 
 
 class Ranked(NamedTuple):
-    """A query's result: the best item indices in order, and how many items matched."""
+    """A query's result: the best item indices in order, and whether more items
+    matched than the limit let through (the popup's ``isIncomplete``)."""
 
     indices: list[int]
-    matched: int
+    truncated: bool
 
 
 class FuzzyIndex:
@@ -155,7 +157,7 @@ class FuzzyIndex:
     ``rank`` gives exactly the order of ``fuzzy_filter`` over the same texts.
     """
 
-    __slots__ = ("_count", "_joined", "_lowered", "_starts")
+    __slots__ = ("_count", "_joined", "_lowered", "_starting", "_starts")
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._count = len(texts)
@@ -168,6 +170,9 @@ class FuzzyIndex:
         self._starts: list[int] = []
         #: The lowercased texts when they cannot be joined (scored one by one).
         self._lowered: list[str] = []
+        #: Character -> where the texts that start with it start in ``_joined`` (filled
+        #: when a query first asks).
+        self._starting: dict[str, list[int]] = {}
         if any("\n" in text for text in lowered):
             self._lowered = lowered
             return
@@ -188,19 +193,23 @@ class FuzzyIndex:
         tokens = _tokens(query)
         if not tokens:
             everything = range(self._count)
-            return Ranked(list(everything if limit is None else everything[:limit]), self._count)
+            if limit is None:
+                return Ranked(list(everything), False)
+            return Ranked(list(everything[:limit]), self._count > limit)
         if limit is not None and len(tokens) == 1:
             ranked = self._rank_from_starts(tokens[0].lower(), limit)
             if ranked is not None:
                 return ranked
         totals = self.scores(query)
         indices = list(totals)
+        if limit is None:
+            limit = len(indices)
         # Stable, as JavaScript's sort: equal scores keep the texts' order.
-        if limit is not None and limit < len(indices) // 8:
+        if limit < len(indices) // 8:
             best = heapq.nsmallest(limit, indices, key=totals.__getitem__)
         else:
             best = sorted(indices, key=totals.__getitem__)[:limit]
-        return Ranked(best, len(indices))
+        return Ranked(best, len(indices) > limit)
 
     def scores(self, query: str) -> dict[int, float]:
         """Index -> total score of every text that matches all of the query's tokens,
@@ -232,11 +241,15 @@ class FuzzyIndex:
         A popup shows 20 of thousands of matches, and a short query is typed first:
         when at least ``limit`` texts start with its first character and the
         ``limit``-th best of them beats ``_best_after_start``, no other text can enter
-        the list, so the others are only counted (in C), never scored.
+        the list, so the others are never scored. A query compiles one pattern here
+        (the texts that start with its first character); the others are looked for
+        only when exactly ``limit`` texts start that way, to tell ``truncated``.
         """
         joined = self._joined
         if joined is None or limit <= 0 or _swapped(query) is not None:
             return None
+        if len(self._starting_with(joined, query[0])) < limit:
+            return None  # too few start with it
         starting = self._scan(query, at_start=True)
         if len(starting) < limit:
             return None
@@ -244,7 +257,18 @@ class FuzzyIndex:
         # A margin far above float rounding and far below any score difference (0.1).
         if starting[best[-1]] >= _best_after_start(len(query)) - 1e-6:
             return None
-        return Ranked(best, _token_pattern(query).subn("", joined)[1])
+        if len(starting) > limit:
+            return Ranked(best, True)
+        return Ranked(best, _token_pattern(query).subn("", joined)[1] > limit)
+
+    def _starting_with(self, joined: str, char: str) -> list[int]:
+        """Where the texts whose first character is ``char`` start in ``joined``."""
+        positions = self._starting.get(char)
+        if positions is None:
+            line_start = re.compile("\n" + re.escape(char))
+            positions = [match.start() + 1 for match in line_start.finditer(joined)]
+            self._starting[char] = positions
+        return positions
 
     def _token_scores(self, token: str) -> tuple[dict[int, float], bool]:
         """Each matching text's score for one token, and whether they are in text order."""
@@ -262,7 +286,8 @@ class FuzzyIndex:
 
     def _scan(self, query: str, *, at_start: bool = False) -> dict[int, float]:
         """``fuzzy_match``'s score of every text ``query`` matches, in text order
-        (``at_start``: of the texts that start with its first character)."""
+        (``at_start``: of the texts that start with its first character; the pattern is
+        then tried at each of their starts, which costs no second pattern)."""
         joined = self._joined
         if joined is None:  # a text with a line break: no joined form, text by text
             scores: dict[int, float] = {}
@@ -271,18 +296,26 @@ class FuzzyIndex:
                 if result.matches:
                     scores[index] = result.score
             return scores
+        pattern = _token_pattern(query)
+        matches: Iterable[re.Match[str] | None]
+        if at_start:
+            positions = self._starting_with(joined, query[0])
+            matches = map(pattern.match, repeat(joined), positions)
+        else:
+            matches = pattern.finditer(joined)
         starts = self._starts
         boundary_before = _WORD_BOUNDARY_BEFORE
+        find = joined.find
         length = len(query)
-        groups = range(1, length + 1)
         scores = {}
         index = 0
         if length == 1:
             # The common first keystroke, and the one that matches the most texts: the
             # loop below with one character, unrolled (same operations, same floats).
-            for match in _token_pattern(query, at_start=at_start).finditer(joined):
-                position = match.start(1)
-                line_end = match.end()
+            for match in matches:
+                if match is None:
+                    continue
+                position, line_end = match.span()
                 index = bisect_right(starts, position, index) - 1
                 i = position - starts[index]
                 if i == 0:
@@ -297,8 +330,12 @@ class FuzzyIndex:
             return scores
         if length == 2:
             # The second keystroke, unrolled the same way.
-            for match in _token_pattern(query, at_start=at_start).finditer(joined):
-                (_, line_end), (first, _), (second, _) = match.regs
+            second_char = query[1]
+            for match in matches:
+                if match is None:
+                    continue
+                first, line_end = match.span()
+                second = find(second_char, first + 1)
                 index = bisect_right(starts, first, index) - 1
                 line_start = starts[index]
                 i = first - line_start
@@ -322,17 +359,19 @@ class FuzzyIndex:
                     score -= 100
                 scores[index] = score
             return scores
-        for match in _token_pattern(query, at_start=at_start).finditer(joined):
-            regs = match.regs
-            line_end = regs[0][1]
-            index = bisect_right(starts, regs[1][0], index) - 1
+        rest = query[1:]
+        for match in matches:
+            if match is None:
+                continue
+            position, line_end = match.span()
+            index = bisect_right(starts, position, index) - 1
             line_start = starts[index]
             # _match_query's arithmetic, step for step, so scores are equal to the bit.
             score = 0.0
             last = -1
             consecutive = 0
-            for group in groups:
-                position = regs[group][0]
+            char_index = 0
+            while True:
                 i = position - line_start
                 if last == i - 1:
                     consecutive += 1
@@ -345,6 +384,10 @@ class FuzzyIndex:
                     score -= 10
                 score += i * 0.1
                 last = i
+                if char_index == len(rest):
+                    break
+                position = find(rest[char_index], position + 1)
+                char_index += 1
             if line_end - line_start == length:
                 score -= 100
             scores[index] = score

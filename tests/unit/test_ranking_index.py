@@ -114,11 +114,11 @@ def assert_same(texts: list[str], query: str) -> None:
     assert list(scores) == sorted(scores)  # text order
     ranked = index.rank(query)
     assert ranked.indices == [i for _, i in reference], query
-    assert ranked.matched == len(reference)
+    assert not ranked.truncated
     for limit in (0, 1, 3, 20):
         top = index.rank(query, limit)
         assert top.indices == ranked.indices[:limit]
-        assert top.matched == len(reference)
+        assert top.truncated == (len(reference) > limit)
     assert fuzzy_filter(texts, query, lambda t: t) == [texts[i] for _, i in reference]
 
 
@@ -212,3 +212,35 @@ def test_a_generation_builds_its_name_index_once() -> None:
     assert config.name_index is index
     assert len(index) == 2
     assert index.rank("b").indices == [1]
+
+
+# --------------------------------------------------------------------------- truncated
+
+
+@pytest.mark.parametrize(
+    ("others", "truncated"),
+    [
+        pytest.param([], False, id="exactly-the-limit-start-with-it-and-nothing-else-matches"),
+        pytest.param(["b-x"], True, id="exactly-the-limit-start-with-it-and-one-more-matches"),
+        pytest.param(["bbb"], False, id="exactly-the-limit-start-with-it-and-others-do-not-match"),
+        pytest.param(["x-late"], True, id="one-more-starts-with-it"),
+    ],
+)
+def test_truncated_says_whether_more_matched_than_listed(
+    others: list[str], truncated: bool
+) -> None:
+    """``isIncomplete`` rests on this: the popup lists 20 and must say whether more
+    matched, also when exactly 20 texts start with the query's character."""
+    texts = [f"x{i:02d}" for i in range(20)] + others
+    ranked = FuzzyIndex(texts).rank("x", 20)
+    assert len(ranked.indices) == 20
+    assert ranked.truncated is truncated
+    reference = reference_filter(list(range(len(texts))), "x", texts.__getitem__)
+    assert ranked.indices == [i for _, i in reference][:20]
+
+
+def test_a_blank_query_is_truncated_only_past_the_limit() -> None:
+    index = FuzzyIndex([f"s{i}" for i in range(21)])
+    assert index.rank("", 21).truncated is False
+    assert index.rank("", 20).truncated is True
+    assert index.rank(" ").truncated is False
