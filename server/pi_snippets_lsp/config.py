@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from typing import Final, Literal
 
 from . import jsontree
 from .documents import line_starts
-from .grammar import JS_WHITESPACE, is_valid_name
+from .grammar import JS_WHITESPACE, NAME_PATTERN, is_valid_name
 from .jsontree import BOM, JsonParseError, JsonPath
 from .ranking import FuzzyIndex
 from .settings_file import SettingsFileError as SettingsFileError  # re-exported: callers' name
@@ -386,8 +387,7 @@ def validate_layers(
         namespace = layer.settings[SETTINGS_KEY]
         table = namespace.get("snippets") if isinstance(namespace, dict) else None
         if isinstance(table, dict):
-            for name in table:
-                provenance[name] = layer.source
+            provenance.update(dict.fromkeys(table, layer.source))
         elif not isinstance(namespace, dict) or "snippets" in namespace:
             provenance.clear()  # a non-object replaced what came before
 
@@ -399,7 +399,8 @@ def validate_layers(
     if present:
         check = check_namespace(namespace)
         snippets = [
-            Snippet(name, value, provenance.get(name, "")) for name, value in sorted(check.snippets)
+            Snippet._make((name, value, provenance.get(name, "")))
+            for name, value in sorted(check.snippets)
         ]
         shortcut = check.shortcut
         expand_on_completion = check.expand_on_completion
@@ -450,6 +451,28 @@ class NamespaceCheck:
     shortcut: str | None = None
     expand_on_completion: bool = False
     problems: tuple[Problem, ...] = ()
+
+
+#: Names, one per line, all valid (``_all_usable``).
+_VALID_NAME_LINES: Final = re.compile(f"(?:{NAME_PATTERN}\n)*{NAME_PATTERN}")
+
+
+def _all_usable(table: dict[str, object]) -> bool:
+    """Whether every entry of a snippet table is usable: a valid name, a non-empty
+    string value. The common case, told at C speed for a table of thousands, so a
+    reload validates them without a Python step per entry; any other table is checked
+    entry by entry, for its warnings.
+
+    The names are checked as lines of one text; a name holding a line break would split
+    into lines that may each be valid, so the line count must be the name count.
+    """
+    if not table:
+        return True
+    names = "\n".join(table)
+    if names.count("\n") != len(table) - 1 or _VALID_NAME_LINES.fullmatch(names) is None:
+        return False
+    values = table.values()
+    return set(map(type, values)) == {str} and "" not in values
 
 
 def check_namespace(namespace: object) -> NamespaceCheck:
@@ -526,6 +549,8 @@ def check_namespace(namespace: object) -> NamespaceCheck:
                     "ignoring it",
                 )
             )
+        elif _all_usable(table):
+            snippets = list(table.items())
         else:
             for name, value in table.items():
                 if not is_valid_name(name):

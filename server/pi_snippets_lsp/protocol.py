@@ -19,6 +19,7 @@ from pydantic import (
     StrictStr,
     ValidationError,
     field_serializer,
+    field_validator,
 )
 
 from .config import Config
@@ -105,13 +106,28 @@ class SnippetsListing(BaseModel):
         """Snippet name -> text."""
         return {s.name: s.value for s in self.snippets}
 
+    @field_validator("snippets", mode="before")
+    @classmethod
+    def _snippets_from_json(cls, value: object) -> object:
+        """A listing read back from JSON has objects with a preview; a snippet is its
+        name, value and source (the preview follows from the value)."""
+        if not isinstance(value, list | tuple):
+            return value
+        return tuple(
+            Snippet(item.get("name"), item.get("value"), item.get("source"))  # type: ignore[arg-type]
+            if isinstance(item, Mapping)
+            else item
+            for item in value
+        )
+
     @field_serializer("snippets")
     def _snippets_with_previews(self, snippets: tuple[Snippet, ...]) -> list[dict[str, str]]:
         return [snippet.to_json() for snippet in snippets]
 
     @classmethod
     def of(cls, config: Config) -> SnippetsListing:
-        return cls(
+        # A generation is validated already: no second validation of every snippet.
+        return cls.model_construct(
             snippets=config.snippets,
             shortcut=config.shortcut,
             expand_on_completion=config.expand_on_completion,

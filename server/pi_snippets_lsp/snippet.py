@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from .grammar import JS_WHITESPACE
 
@@ -46,14 +45,14 @@ def normalize_newlines(value: str) -> str:
     return _LINE_BREAKS.sub("\n", value)
 
 
-@dataclass(frozen=True, slots=True)
-class Snippet:
+class Snippet(NamedTuple):
     """A configured snippet: its name, its text, and the layer that defined it.
 
     ``source`` is a settings file's path, or the name of a client layer
-    (``initializationOptions``, ``workspace/configuration``, ``options``). A plain frozen
-    dataclass: a load makes one per configured snippet (tens of thousands), already
-    validated, so it costs no model validation; pydantic models that hold snippets
+    (``initializationOptions``, ``workspace/configuration``, ``options``). Immutable,
+    and a named tuple rather than a model or a frozen dataclass: a load makes one per
+    configured snippet (tens of thousands, already validated), and a tuple is the
+    cheapest immutable value to make; pydantic models that hold snippets
     (``protocol.SnippetsListing``) still validate and serialize them.
     """
 

@@ -37,8 +37,11 @@ def literal_markdown(text: str) -> str:
     fence is at least as long as the opening one). The info string ``text`` keeps
     renderers from highlighting it as code.
     """
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
-    fence = "`" * max(3, longest + 1)
+    if "```" not in text:  # the common case, told without scanning every run
+        fence = "```"
+    else:
+        longest = max(len(run) for run in _BACKTICK_RUN.findall(text))
+        fence = "`" * (longest + 1)
     return f"{fence}text\n{text}\n{fence}"
 
 

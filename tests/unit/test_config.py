@@ -1026,7 +1026,7 @@ def test_a_generation_is_immutable() -> None:
     config = validate({"snippets": {"a": "A"}})
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.shortcut = "ctrl+s"  # type: ignore[misc]
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         config.snippets[0].value = "B"  # type: ignore[misc]
 
 
@@ -1036,3 +1036,32 @@ def test_the_schema_uses_the_name_rule() -> None:
     pattern = namespace["properties"]["snippets"]["propertyNames"]["pattern"]
     assert pattern == f"^{NAME_PATTERN}$"
     assert namespace["properties"]["expandOnCompletion"]["type"] == "boolean"
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        pytest.param({"ok": "A", "Bad": "B"}, id="an-invalid-name"),
+        pytest.param({"ok": "A", "a\nb": "B"}, id="a-name-with-a-line-break-of-valid-halves"),
+        pytest.param({"ok": "A", "b": ""}, id="an-empty-value"),
+        pytest.param({"ok": "A", "b": 1}, id="a-number-value"),
+        pytest.param({"ok": "A", "b": None}, id="a-null-value"),
+        pytest.param({"ok": "A", "b": ["x"]}, id="a-list-value"),
+        pytest.param({"ok": "A", "b-": "B"}, id="a-name-ending-in-punctuation"),
+    ],
+)
+def test_one_bad_entry_among_good_ones_is_skipped_and_named(table: dict[str, object]) -> None:
+    """Validation tells a whole table of good entries at once; one bad entry among
+    them is still found, skipped and named, and the good ones kept."""
+    bad = next(name for name in table if name != "ok")
+    config = validate({"snippets": table})
+    assert [s.name for s in config.snippets] == ["ok"]
+    assert len(config.warnings) == 1
+    assert json.dumps(bad) in config.warnings[0]
+
+
+def test_a_large_table_of_good_entries_is_kept_whole_and_sorted() -> None:
+    table = {f"s{i:05d}": f"text {i}" for i in reversed(range(3000))}
+    config = validate({"snippets": table})
+    assert config.warnings == ()
+    assert [(s.name, s.value) for s in config.snippets] == sorted(table.items())

@@ -54,6 +54,8 @@ def test_detail_says_what_accepting_inserts(insert: str, detail: str) -> None:
         pytest.param("`x`", "```text\n`x`\n```", id="one-backtick"),
         pytest.param("a ``` b", "````text\na ``` b\n````", id="three-backticks"),
         pytest.param("`````", "``````text\n`````\n``````", id="five-backticks"),
+        pytest.param("a `` b", "```text\na `` b\n```", id="two-backticks"),
+        pytest.param("````` a ```", "``````text\n````` a ```\n``````", id="the-longest-run-counts"),
         pytest.param("# h\n* i\n\tj", "```text\n# h\n* i\n\tj\n```", id="markdown-syntax"),
     ],
 )
