@@ -19,9 +19,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import regex
+if TYPE_CHECKING:
+    import regex
+
 
 TRIGGER: Final = "%"
 
@@ -52,10 +54,9 @@ NAME_PATTERN: Final = r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?"
 #: Characters a partial name typed in the popup may contain.
 NAME_RUN_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
 
-_SEPARATOR_RE: Final = regex.compile(_SEPARATOR)
 #: The name rule is ASCII-only, so the standard library's engine (faster to call) suffices.
 _NAME_RE: Final = re.compile(NAME_PATTERN)
-_QUERY_RE: Final = regex.compile(r"[a-z0-9][a-z0-9._-]*")
+_QUERY_RE: Final = re.compile(r"[a-z0-9][a-z0-9._-]*")
 
 #: Whole-text expansion: boundary, wrappers, ``%``, optional escape ``%``, name, and the
 #: leftover ``[._-]`` run that is re-emitted as surrounding punctuation. A greedy
@@ -63,19 +64,20 @@ _QUERY_RE: Final = regex.compile(r"[a-z0-9][a-z0-9._-]*")
 #: leftover separately keeps it, while ``%use-mcpx`` is never shortened to ``use-mcp``.
 #: ``\A`` plus the separators covers "start of any line": every line terminator is
 #: JavaScript whitespace.
-MARKER_RE: Final = regex.compile(
+#: (For the third-party ``regex`` engine: it has Unicode script properties.)
+MARKER_PATTERN: Final = (
     rf"(?P<boundary>\A|{_SEPARATOR})(?P<wrappers>{_WRAPPERS_CLASS}*)"
-    rf"%(?P<escape>%)?(?P<name>{NAME_PATTERN})(?P<trailing>[._-]*)",
+    rf"%(?P<escape>%)?(?P<name>{NAME_PATTERN})(?P<trailing>[._-]*)"
 )
 
-#: The same markers, found fast. ``MARKER_RE`` tries its boundary (a Unicode property
+#: The same markers, found fast. ``MARKER_PATTERN`` tries its boundary (a Unicode property
 #: class) at every position of a text; this stdlib pattern starts with the literal ``%``,
 #: which the engine finds at C speed, and rejects a ``%`` glued to an ASCII character that
 #: is neither a separator nor a wrapper (``x%a``, ``50%``, ``=%h``) without leaving C.
 #: What it keeps is a *candidate*: ``%``, the optional escape ``%`` (group 1) and the name
-#: (group 2, as ``MARKER_RE`` takes it: the trailing ``[._-]`` run is left unmatched, and
+#: (group 2, as ``MARKER_PATTERN`` takes it: the trailing ``[._-]`` run is left unmatched, and
 #: the candidate ends with the name). A candidate is a marker exactly when
-#: ``is_boundary_before`` holds at its start: every ``MARKER_RE`` match has a candidate at
+#: ``is_boundary_before`` holds at its start: every ``MARKER_PATTERN`` match has a candidate at
 #: its ``%``, and the escape ``%`` of a candidate never starts one of its own (a ``%`` is
 #: no boundary).
 #: ASCII characters after which no marker can start: neither a separator nor a wrapper.
@@ -92,7 +94,17 @@ COMMON_SEPARATORS: Final = frozenset(JS_WHITESPACE + CJK_PUNCTUATION_LIST)
 
 def is_separator(char: str) -> bool:
     """True when ``char`` ends a token: JavaScript whitespace or CJK punctuation."""
-    return _SEPARATOR_RE.fullmatch(char) is not None
+    return _separator_re().fullmatch(char) is not None
+
+
+@lru_cache(maxsize=1)
+def _separator_re() -> regex.Pattern[str]:
+    """The separator class, compiled when a text first needs Unicode's answer: the
+    ``regex`` engine (for script properties) costs a server start ~15 ms to import,
+    and most prompts are answered by ``COMMON_SEPARATORS`` alone."""
+    import regex  # noqa: PLC0415 (see above)
+
+    return regex.compile(_SEPARATOR)
 
 
 @lru_cache(maxsize=4096)

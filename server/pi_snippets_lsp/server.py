@@ -30,6 +30,7 @@ from .config import plain_json
 from .documents import Document, Encoding, Position
 from .expansion import expand
 from .link import CLIENT_REQUEST_TIMEOUT, ClientLink
+from .lspjson import lsp_json
 from .options import ClientFeatures
 from .protocol import (
     EXPAND,
@@ -131,13 +132,20 @@ class SnippetsProtocol(LanguageServerProtocol):
         self, msg_id: Any, result: Any = None, error: types.ResponseError | None = None
     ) -> None:
         """pygls puts an internal error's traceback (file paths, code) in ``data``; the
-        client gets it only from a server started with ``-v``. A result that is plain JSON
-        already (completion lists, the custom requests' answers) is written as it is:
-        pygls would walk it through cattrs first, on every keystroke."""
+        client gets it only from a server started with ``-v``.
+
+        A result is written as plain JSON: built so already (completion lists, the custom
+        requests' answers), or turned so by ``lsp_json`` (lsprotocol values). pygls would
+        send each through cattrs, whose first use per class generates code: ~35 ms of
+        answering ``initialize``, and the first hover or code action of a session."""
         if error is not None and error.data is not None and not self._server.options.error_details:
             error = types.ResponseError(code=error.code, message=error.message)
-        if error is None and isinstance(result, dict):
+        if error is None and isinstance(result, dict):  # plain JSON by construction
             self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
+            return
+        lsp_value = result is None or isinstance(result, list) or attrs.has(type(result))
+        if error is None and lsp_value:
+            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": lsp_json(result)})
             return
         super()._send_response(msg_id, result, error)
 

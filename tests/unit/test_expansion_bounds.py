@@ -2,7 +2,7 @@
 
 ``expand`` scans for ``%`` candidates and checks the boundary backwards only there
 (``MARKER_CANDIDATE_RE`` + ``is_boundary_before``). Its results must be exactly those of
-the previous pass, kept below as the reference: ``MARKER_RE`` (the grammar written as one
+the previous pass, kept below as the reference: ``MARKER_PATTERN`` (the grammar written as one
 Unicode regex) tried at every position. And whatever the number of markers, expanding a
 text uses a few times its size in memory (the previous pass kept ~50 bytes per marker).
 """
@@ -15,14 +15,17 @@ import tracemalloc
 from collections.abc import Mapping
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_snippets_lsp.expansion import Expansion, Replacement, Replacements, expand
-from pi_snippets_lsp.grammar import MARKER_RE, TRIGGER
+from pi_snippets_lsp.grammar import MARKER_PATTERN, TRIGGER
 
 from .conftest import PIECES, random_texts
 from .test_expansion import SNIPPET_TABLES, prompts
+
+MARKER_RE = regex.compile(MARKER_PATTERN)
 
 
 def previous_expand(text: str, snippets: Mapping[str, str]) -> Expansion:

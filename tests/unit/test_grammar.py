@@ -16,7 +16,7 @@ import regex
 from pi_snippets_lsp.grammar import (
     CJK_PUNCTUATION_LIST,
     MARKER_CANDIDATE_RE,
-    MARKER_RE,
+    MARKER_PATTERN,
     Token,
     find_token,
     is_boundary_before,
@@ -26,6 +26,9 @@ from pi_snippets_lsp.grammar import (
 )
 
 from .conftest import RunNode, random_texts
+
+#: The grammar as one pattern (what expansion's fast scan must agree with).
+MARKER_RE = regex.compile(MARKER_PATTERN)
 
 # --------------------------------------------------------------------------- boundary
 
