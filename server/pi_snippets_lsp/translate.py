@@ -7,7 +7,6 @@ encoding, so the handlers in ``server.py`` stay a few lines each.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -17,6 +16,7 @@ from .completion import Suggestion, Suggestions
 from .documents import Document, Encoding, units_length
 from .features.code_actions import EXPAND_COMMAND, EXPAND_KIND, Action
 from .features.edits import TextEdit
+from .features.hover import fence
 from .features.markers import Marker
 from .features.settings_diagnostics import SettingsDiagnostic
 from .options import ClientFeatures
@@ -25,24 +25,15 @@ TRIGGER_CHARACTERS: Final = ["%"]
 #: The completion list default the server can send, when the client takes it.
 INSERT_TEXT_MODE_DEFAULT: Final = "insertTextMode"
 
-_BACKTICK_RUN: Final = re.compile("`+")
-
-
 def literal_markdown(text: str) -> str:
     """``text`` as a fenced Markdown code block, so it shows exactly as written.
 
     A Markdown paragraph would join lines and turn ``*``, ``#`` or backticks into
-    formatting. The fence is one backtick longer than the longest backtick run in the
-    text (at least three), so no line of the text can close it (CommonMark: a closing
-    fence is at least as long as the opening one). The info string ``text`` keeps
-    renderers from highlighting it as code.
+    formatting. The fence is longer than any backtick run in the text (``fence``), and
+    the info string ``text`` keeps renderers from highlighting it as code.
     """
-    if "```" not in text:  # the common case, told without scanning every run
-        fence = "```"
-    else:
-        longest = max(len(run) for run in _BACKTICK_RUN.findall(text))
-        fence = "`" * (longest + 1)
-    return f"{fence}text\n{text}\n{fence}"
+    ticks = fence(text)
+    return f"{ticks}text\n{text}\n{ticks}"
 
 
 def documentation(value: str, markdown: bool) -> str | dict[str, str]:

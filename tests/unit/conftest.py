@@ -10,6 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+#: scripts/mutation.sh runs the unit tests once per mutant: fewer, fixed examples keep that
+#: affordable and its verdicts repeatable (``--hypothesis-profile=mutation``).
+settings.register_profile("mutation", max_examples=25, derandomize=True, deadline=None)
 
 JS_DIR = Path(__file__).parent / "js"
 

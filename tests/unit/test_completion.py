@@ -247,3 +247,18 @@ def test_suggestions_insert_what_expand_on_completion_says(
     # The popup itself does not change: label and preview stay the same.
     assert item.label == "%multi"
     assert item.preview == "line 1 line 2 line 3"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        pytest.param(" \u3000ab\t\n", "ab", id="js-whitespace-trimmed"),
+        pytest.param("\ufeffab\ufeff", "ab", id="bom-is-js-whitespace"),
+        pytest.param("\x1cab\x1c", "\x1cab\x1c", id="file-separator-kept"),
+        pytest.param("\x85ab\x85", "\x85ab\x85", id="nel-kept"),
+    ],
+)
+def test_the_preview_trims_javascript_whitespace_only(value: str, shown: str) -> None:
+    """The preview collapses and trims what JavaScript's ``\\s`` matches, nothing more:
+    U+0085 and U+001C are text to Pi."""
+    assert preview(value) == shown

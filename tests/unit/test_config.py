@@ -5,8 +5,10 @@ docs/configuration.md, "Settings", "Layers" and "Validation and warnings".
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
+import types
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,9 @@ from pi_snippets_lsp.config import (
     load_config,
     normalize_shortcut,
     parse_settings_text,
+    plain_json,
     problem_warnings,
+    settings_text_is_empty,
     user_settings_path,
     validate_layers,
 )
@@ -1065,3 +1069,103 @@ def test_a_large_table_of_good_entries_is_kept_whole_and_sorted() -> None:
     config = validate({"snippets": table})
     assert config.warnings == ()
     assert [(s.name, s.value) for s in config.snippets] == sorted(table.items())
+
+
+def test_a_project_is_untrusted_unless_the_request_says_otherwise(
+    workspace: tuple[Path, Path, Path],
+) -> None:
+    """Security: a project's settings file is read only when trust is given explicitly;
+    a request that says nothing about trust reads the user file alone."""
+    user, project, project_file = workspace
+    config = load_config(LoadRequest(user_file=user, project_folder=project))
+    assert snippet_map(config) == {"u": "U"}
+    assert config.untrusted_project_files == (str(project_file),)
+
+
+@pytest.mark.parametrize(
+    ("raw", "normalized"),
+    [
+        pytest.param("\ufeffctrl+s\u3000", "ctrl+s", id="js-whitespace-trimmed"),
+        pytest.param("\x1cctrl+s", None, id="file-separator-is-not-js-whitespace"),
+        pytest.param("ctrl+s\x85", None, id="nel-is-not-js-whitespace"),
+    ],
+)
+def test_the_shortcut_is_trimmed_as_javascript_trims(raw: str, normalized: str | None) -> None:
+    assert normalize_shortcut(raw) == normalized
+
+
+@pytest.mark.parametrize(
+    ("text", "empty"),
+    [
+        pytest.param("", True, id="nothing"),
+        pytest.param("\ufeff \n\t\u3000\u2028", True, id="bom-and-js-whitespace"),
+        pytest.param("\x1c", False, id="file-separator-is-text"),
+        pytest.param("\x85", False, id="nel-is-text"),
+        pytest.param(" {} ", False, id="an-object"),
+    ],
+)
+def test_an_empty_settings_file_is_blank_to_javascript(text: str, empty: bool) -> None:
+    """An empty or blank file is a save in progress (``{}``, reported); a file holding
+    anything JavaScript's ``trim`` keeps is parsed, and fails as JSON if it is not."""
+    assert settings_text_is_empty(text) is empty
+
+
+def test_a_load_warning_lists_every_problem_in_full() -> None:
+    """The separators matter: the warning is what a person reads."""
+    config = validate(
+        {
+            "shortcut": 3,
+            "expandOnCompletion": "yes",
+            "snippets": {"Bad": "x", "ok": "fine", "empty": "", "also bad": "y"},
+        }
+    )
+    assert config.warnings == (
+        "`shortcut` must be a string, not a number; ignoring it",
+        "`expandOnCompletion` must be true or false, not a string; ignoring it "
+        "(snippets are inserted as markers)",
+        'ignored 3 snippet entries: "Bad" (invalid name), "empty" (value must be a '
+        'non-empty string), "also bad" (invalid name)',
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        pytest.param({"a": (1, [2, (3,)])}, {"a": [1, [2, [3]]]}, id="tuples-become-lists"),
+        pytest.param({1: "x"}, {"1": "x"}, id="keys-become-strings"),
+        pytest.param(
+            collections.namedtuple("NT", "snippets")({"a": "A"}),
+            {"snippets": {"a": "A"}},
+            id="namedtuples-become-objects",
+        ),
+        pytest.param(types.MappingProxyType({"a": 1}), {"a": 1}, id="any-mapping"),
+        pytest.param("text", "text", id="a-string-stays"),
+        pytest.param(None, None, id="null-stays"),
+    ],
+)
+def test_client_data_becomes_plain_json(value: object, plain: object) -> None:
+    """pygls hands unknown JSON over as namedtuples and tuples; validation and merging
+    see only dicts, lists and scalars."""
+    assert plain_json(value) == plain
+
+
+def test_the_schema_states_the_value_rules() -> None:
+    """Editors check settings files with this schema: values are non-empty strings,
+    ``expandOnCompletion`` a boolean defaulting to false, ``shortcut`` a string."""
+    schema = settings_json_schema()
+    namespace = schema["properties"][SETTINGS_KEY]  # type: ignore[index]
+    assert namespace["type"] == "object"
+    properties = namespace["properties"]
+    snippets = properties["snippets"]
+    assert snippets["type"] == "object"
+    assert snippets["additionalProperties"] == {"type": "string", "minLength": 1}
+    assert properties["shortcut"]["type"] == "string"
+    assert properties["expandOnCompletion"] == {
+        "type": "boolean",
+        "default": False,
+        "description": properties["expandOnCompletion"]["description"],
+    }
+    assert schema["type"] == "object"
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    for part in (namespace, snippets, properties["shortcut"], properties["expandOnCompletion"]):
+        assert part["description"]

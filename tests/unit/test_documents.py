@@ -81,6 +81,10 @@ def test_a_line_that_does_not_exist_is_empty(number: int) -> None:
     ("char", "utf8", "utf16", "utf32"),
     [
         pytest.param("a", 1, 1, 1, id="ascii"),
+        pytest.param("\x7f", 1, 1, 1, id="last-one-byte"),
+        pytest.param("\x80", 2, 1, 1, id="first-two-bytes"),
+        pytest.param("\u07ff", 2, 1, 1, id="last-two-bytes"),
+        pytest.param("\u0800", 3, 1, 1, id="first-three-bytes"),
         pytest.param("é", 2, 1, 1, id="latin"),
         pytest.param("\u0301", 2, 1, 1, id="combining-accent"),
         pytest.param("中", 3, 1, 1, id="cjk"),
@@ -326,3 +330,20 @@ def test_incremental_edits_through_positions_equal_the_same_edits_on_a_string(
         plain = plain[:a] + new + plain[b:]
         assert document.text == plain
         assert document.line_count == reference_position(plain, len(plain), encoding).line + 1
+
+
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [
+        pytest.param(Position(0, 1), None, id="no-end"),
+        pytest.param(None, Position(0, 1), id="no-start"),
+    ],
+)
+def test_a_change_with_only_one_end_of_a_range_replaces_the_whole_text(
+    start: Position | None, end: Position | None
+) -> None:
+    """A change without a whole range is a full-text change (LSP: a change without
+    ``range`` is the new text of the document)."""
+    document = Document(uri="file:///t", text="old text\nsecond line")
+    document.apply_change("new", start, end)
+    assert document.text == "new"

@@ -209,3 +209,36 @@ def test_items_without_a_match_are_dropped() -> None:
 def test_the_filter_ranks_by_the_text_of_each_item() -> None:
     items = [("first", "xmcp"), ("second", "mcp")]
     assert fuzzy_filter(items, "mcp", lambda item: item[1]) == [("second", "mcp"), items[0]]
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        pytest.param("ab12", "12ab", id="letters-then-two-digits"),
+        pytest.param("12ab", "ab12", id="two-digits-then-letters"),
+        pytest.param("abc123", "123abc", id="three-digits"),
+    ],
+)
+def test_the_swap_takes_every_digit_of_the_run(query: str, text: str) -> None:
+    """pi-tui swaps the whole letter run and the whole digit run: ``12ab`` finds
+    ``ab12``, at the exact match's score plus 5."""
+    swapped = fuzzy_match(query, text)
+    assert swapped.matches
+    assert swapped.score == pytest.approx(fuzzy_match(text, text).score + 5)
+
+
+@pytest.mark.parametrize(
+    ("query", "kept"),
+    [
+        pytest.param("\u3000", ["ab", "cd"], id="js-whitespace-is-blank"),
+        pytest.param("\ufeff", ["ab", "cd"], id="bom-is-js-whitespace"),
+        pytest.param("\x85", [], id="nel-is-not-js-whitespace"),
+        pytest.param("\x1c", [], id="file-separator-is-not-js-whitespace"),
+        pytest.param("\x85a", [], id="nel-is-part-of-the-token"),
+        pytest.param("\ufeffa\ufeff", ["ab"], id="bom-trimmed-around-the-token"),
+    ],
+)
+def test_the_query_is_trimmed_as_javascript_trims(query: str, kept: list[str]) -> None:
+    """A blank query keeps everything, and "blank" is JavaScript's ``trim``: U+FEFF is
+    whitespace there, U+0085 and U+001C-U+001F are not (Python's ``strip`` differs)."""
+    assert fuzzy_filter(["ab", "cd"], query, lambda text: text) == kept

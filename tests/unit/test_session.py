@@ -275,9 +275,10 @@ async def test_a_reload_is_one_generation_and_one_warning(user_file: Path) -> No
     config = await session.reload()
     assert [s.name for s in config.snippets] == ["ok"]
     assert session.generation == 1
-    [(kind, text)] = link.shown
-    assert kind == "warning" and text.startswith("pi-simple-snippets: ")
-    assert "Bad" in text and "expandOnCompletion" in text
+    # One warning, every problem of the generation in it, in order, "; " between them.
+    assert link.shown == [("warning", "pi-simple-snippets: " + "; ".join(config.warnings))]
+    assert len(config.warnings) == 2
+    assert "Bad" in config.warnings[1] and "expandOnCompletion" in config.warnings[0]
     [(method, notice)] = link.notified
     assert method == "snippets/didLoad"
     assert notice == {

@@ -38,9 +38,12 @@ def layer_of(source: str, user_file: Path) -> Layer:
 
 
 def fence(text: str) -> str:
-    """A backtick fence longer than any backtick run in ``text`` (at least three)."""
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
-    return "`" * max(3, longest + 1)
+    """A backtick fence longer than any backtick run in ``text`` (at least three), so no
+    line of ``text`` can close it (CommonMark: a closing fence is at least as long as
+    the opening one)."""
+    if "```" not in text:  # the common case, told without scanning every run
+        return "```"
+    return "`" * (max(len(run) for run in _BACKTICK_RUN.findall(text)) + 1)
 
 
 def code_span(text: str) -> str:

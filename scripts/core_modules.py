@@ -1,0 +1,86 @@
+"""The pure core modules: every module of the package that imports nothing from pygls or
+lsprotocol (checked by importing it in a fresh interpreter), except the entry points and
+the packages that talk to other processes or libraries (``client``, ``integrations``).
+
+Prints one dotted name per line (``grammar``, ``features.hover``), for scripts/mutation.sh;
+``--tests MODULE`` prints the unit test files that module's mutants are run against.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "server" / "pi_snippets_lsp"
+#: Entry points and adapters to other processes or libraries: tested end to end, not as
+#: plain functions, so mutating them against the unit tests would measure nothing.
+EXCLUDED_PACKAGES = ("client", "integrations")
+EXCLUDED_MODULES = ("__init__", "__main__", "cli")
+
+
+def candidates() -> list[str]:
+    names = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[0] in EXCLUDED_PACKAGES or parts[-1] in EXCLUDED_MODULES:
+            continue
+        names.append(".".join(parts))
+    return names
+
+
+def imports_pygls(module: str) -> bool:
+    code = (
+        "import sys, json, importlib; "
+        f"importlib.import_module('pi_snippets_lsp.{module}'); "
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    return any(m.split(".")[0] in ("pygls", "lsprotocol") for m in json.loads(out))
+
+
+#: The unit tests that state each module's rules, when they are not (only)
+#: ``tests/unit/test_<module>.py``. A module's mutants are run against these alone: a
+#: mutant counts as caught only when the tests of the rule it breaks notice.
+TESTS: dict[str, tuple[str, ...]] = {
+    "api": ("test_api.py",),
+    "completion": ("test_completion.py", "test_translate.py"),
+    "config": ("test_config.py", "test_settings_files.py"),
+    "documents": ("test_documents.py", "test_documents_blocks.py"),
+    "expansion": ("test_expansion.py", "test_expansion_bounds.py", "test_expansion_reference.py"),
+    "ranking": ("test_ranking.py", "test_ranking_index.py"),
+    "schema": ("test_config.py",),
+    "settings_file": ("test_settings_files.py", "test_config.py"),
+    "snippet": ("test_completion.py", "test_protocol.py"),
+    "features.code_actions": ("test_markers.py",),
+    "features.definition": ("test_markers.py",),
+    "features.edits": ("test_markers.py", "test_save_snippet.py"),
+    "features.hover": ("test_hover.py",),
+    "features.markers": ("test_markers.py",),
+    "features.semantic_tokens": ("test_markers.py",),
+}
+
+
+def tests_of(module: str) -> list[str]:
+    """The unit test files run against ``module``'s mutants."""
+    files = TESTS.get(module, (f"test_{module.rsplit('.', 1)[-1]}.py",))
+    return [f"tests/unit/{name}" for name in files]
+
+
+def main(argv: list[str]) -> int:
+    """Every core module, or with ``--tests MODULE``: that module's test files."""
+    if argv[:1] == ["--tests"]:
+        print(" ".join(tests_of(argv[1])))
+        return 0
+    for module in candidates():
+        if not imports_pygls(module):
+            print(module)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,80 @@
+"""Reads a mutmut run (scripts/mutation.sh) and prints the score per module and every
+surviving mutant with its diff; exits 1 when the overall score or a module's is below the
+minimum.
+
+    python scripts/mutation_report.py RUNS_DIR MINIMUM [module ...]
+
+``RUNS_DIR`` holds one mutmut work folder per module, named after it.
+
+A mutant counts as caught when a test failed on it (killed), or it made the tests hang
+(timeout) or crash (segfault): each is a behavior change a test noticed. Survivors and
+mutants no test runs at all ("no tests") count against the score.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+CAUGHT = {"killed", "timeout", "segfault", "caught by type check"}
+
+
+def main(argv: list[str]) -> int:
+    runs, minimum, *modules = argv
+    mutmut = str(Path(sys.executable).with_name("mutmut"))
+    by_module: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    missed: list[tuple[str, str, Path]] = []
+    for module in modules:
+        work = Path(runs) / module
+        out = subprocess.run(
+            [mutmut, "results", "--all", "true"],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for line in out.splitlines():
+            name, sep, status = line.strip().rpartition(": ")
+            if not sep or not name.startswith("pi_snippets_lsp."):
+                continue
+            by_module[module][status] += 1
+            if status not in CAUGHT:
+                missed.append((name, status, work))
+
+    total = caught = 0
+    failing: list[str] = []
+    print(f"{'module':<32} {'caught':>7} {'total':>6} {'score':>7}")
+    for module in modules:
+        counts = by_module.get(module, {})
+        module_total = sum(counts.values())
+        module_caught = sum(n for status, n in counts.items() if status in CAUGHT)
+        total += module_total
+        caught += module_caught
+        score = 100.0 * module_caught / module_total if module_total else 100.0
+        if score < float(minimum):
+            failing.append(module)
+        print(f"{module:<32} {module_caught:>7} {module_total:>6} {score:>6.1f}%")
+    overall = 100.0 * caught / total if total else 100.0
+    print(f"{'all':<32} {caught:>7} {total:>6} {overall:>6.1f}%")
+
+    for name, status, work in missed:
+        diff = subprocess.run(
+            [mutmut, "show", name], cwd=work, capture_output=True, text=True, check=False
+        ).stdout
+        print(f"\n--- {status}: {name}\n{diff.rstrip()}")
+
+    if overall < float(minimum) or failing:
+        print(
+            f"\nmutation score below {minimum}%: "
+            + (", ".join(failing) if failing else f"overall {overall:.1f}%"),
+            file=sys.stderr,
+        )
+        return 1
+    print(f"\nmutation score {overall:.1f}% (minimum {minimum}% overall and per module)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
