@@ -25,6 +25,7 @@ TRIGGER_CHARACTERS: Final = ["%"]
 #: The completion list default the server can send, when the client takes it.
 INSERT_TEXT_MODE_DEFAULT: Final = "insertTextMode"
 
+
 def literal_markdown(text: str) -> str:
     """``text`` as a fenced Markdown code block, so it shows exactly as written.
 
