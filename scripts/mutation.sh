@@ -72,7 +72,7 @@ also_copy = ["README.md", "docs", "examples"]
 only_mutate = ["src/pi_snippets_lsp/${module//.//}.py"]
 pytest_add_cli_args_test_selection = [${selection%, }]
 pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x", "--hypothesis-profile=mutation"]
-timeout_multiplier = 10.0
+timeout_multiplier = 3.0
 EOF
     log "$module ($((SECONDS - started)) s so far)"
     # mutmut draws a progress line per mutant; keep only its summary.

@@ -98,7 +98,7 @@ class Replacements(Sequence[Replacement]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Replacements | tuple | list):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+            return list(self) == list(other)
         return NotImplemented
 
     def __hash__(self) -> int:
@@ -147,7 +147,7 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
         start = match.start()
         if (
             start
-            and text[start - 1] not in COMMON_SEPARATORS
+            and text[start - 1] not in COMMON_SEPARATORS  # pragma: no mutate (fast path)
             and not is_boundary_before(text, start)
         ):
             continue

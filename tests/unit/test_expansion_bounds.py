@@ -127,8 +127,26 @@ def test_replacements_refuse_to_replay_after_the_mapping_changed() -> None:
     snippets = dict(SNIPPETS)
     result = expand("%a %b", snippets)
     del snippets["b"]
-    with pytest.raises(RuntimeError, match="changed"):
+    message = "the snippets mapping changed after expand(); cannot replay it"
+    with pytest.raises(RuntimeError) as raised:
         list(result.replacements)
+    assert str(raised.value) == message
+
+
+def test_replacements_show_their_items() -> None:
+    result = expand("%a x", SNIPPETS)
+    assert repr(result.replacements) == f"Replacements({list(result.replacements)!r})"
+    assert "Replacement(start=0, end=2" in repr(result.replacements)
+
+
+@pytest.mark.parametrize("markers", [127, 128, 129, 1000, 5000])
+def test_many_markers_expand_to_exactly_their_texts(markers: int) -> None:
+    """A text with many markers is assembled in pieces (memory stays bounded); the
+    pieces must join to exactly the expanded text, whatever their number."""
+    text = " ".join(f"w{i} %a" for i in range(markers))
+    result = expand(text, SNIPPETS)
+    assert result.text == " ".join(f"w{i} {SNIPPETS['a']}" for i in range(markers))
+    assert len(result.replacements) == markers
 
 
 # --------------------------------------------------------------------------- memory

@@ -192,6 +192,15 @@ def test_wrappers_do_not_make_a_boundary_of_their_own(before: str) -> None:
     assert MARKER_RE.search(text) is None
 
 
+@pytest.mark.parametrize("after", ["(", "x(", " ", "%"])
+def test_wrappers_at_the_start_of_a_text_make_a_boundary_whatever_ends_it(after: str) -> None:
+    """The start of the text is a boundary, also behind wrappers; what the text ends
+    with has no say (the search stops at its start, it does not wrap around)."""
+    text = "((%ab" + after
+    assert is_boundary_before(text, 2)
+    assert MARKER_RE.search(text) is not None
+
+
 def _every_code_point() -> list[str]:
     return [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
 
