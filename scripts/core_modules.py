@@ -53,7 +53,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "documents": ("test_documents.py", "test_documents_blocks.py"),
     "expansion": ("test_expansion.py", "test_expansion_bounds.py", "test_expansion_reference.py"),
     "ranking": ("test_ranking.py", "test_ranking_index.py"),
-    "schema": ("test_config.py",),
+    "schema": ("test_config.py", "test_schema.py"),
     "settings_file": ("test_settings_files.py", "test_config.py"),
     "snippet": ("test_completion.py", "test_protocol.py"),
     "features.code_actions": ("test_markers.py",),

@@ -405,14 +405,13 @@ class Session:
             self.link.show("warning", f"{MESSAGE_PREFIX} " + "; ".join(problems))
         for config in configs:
             for path in config.untrusted_project_files:
-                if path in self.reported_untrusted:
-                    continue
-                self.reported_untrusted.add(path)
-                self.link.show(
-                    "info",
-                    f"{MESSAGE_PREFIX} skipped project settings {path}: the project "
-                    "is not trusted (set trustProjectSettings to read it)",
-                )
+                if path not in self.reported_untrusted:
+                    self.reported_untrusted.add(path)
+                    self.link.show(
+                        "info",
+                        f"{MESSAGE_PREFIX} skipped project settings {path}: the project "
+                        "is not trusted (set trustProjectSettings to read it)",
+                    )
 
     # ------------------------------------------------------------------ registrations
 

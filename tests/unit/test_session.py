@@ -596,3 +596,288 @@ async def test_a_file_still_unusable_after_settling_keeps_its_last_content_and_s
     assert config.values == {"a": "one"}
     [(kind, text)] = link.shown
     assert kind == "warning" and "keeping its last valid content" in text
+
+
+# --------------------------------------------------------------------------- more rules
+
+
+def test_a_file_uri_with_a_host_is_a_network_path() -> None:
+    """``file://server/share/a.md`` names a file on another host (a UNC path), not
+    ``/share/a.md`` on this one."""
+    assert path_of_uri("file://server/share/a.md") == "//server/share/a.md"
+
+
+def test_the_workspace_root_is_the_default_folder_without_folders(tmp_path: Path) -> None:
+    session = Session(link=FakeLink())
+    session.initialize({}, ClientFeatures(), [], f"{tmp_path}/x/..")
+    assert session.default_folder == str(tmp_path)
+    assert session.folder_of("untitled:x") == str(tmp_path)
+
+
+async def test_the_project_option_is_a_folder_with_its_own_settings(
+    user_file: Path, tmp_path: Path
+) -> None:
+    """``--project`` without workspace folders: its ``.pi/settings.json`` is read (when
+    trusted) and watched like a workspace folder's."""
+    project = tmp_path / "p"
+    write(project / ".pi" / "settings.json", {"snippets": {"p": "project"}})
+    session = Session(
+        link=FakeLink(),
+        cli=ServerOptions(
+            user_settings=str(user_file), default_project=str(project), trust_project=True
+        ),
+    )
+    session.initialize({"pollInterval": 0}, ClientFeatures(), [], None)
+    assert session.settings_files() == [user_file, project / ".pi" / "settings.json"]
+    config = await session.reload()
+    assert config.values == {"p": "project"}
+
+
+async def test_a_request_for_a_document_gets_its_folders_first_generation(
+    user_file: Path, tmp_path: Path
+) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    write(two / ".pi" / "settings.json", {"snippets": {"t": "two"}})
+    session = make_session(
+        user_file, FakeLink(), {"trustProjectSettings": True}, folders=[str(one), str(two)]
+    )
+    config = await session.loaded_config_for((two / "a.md").as_uri())
+    assert config.values == {"t": "two"}
+
+
+def test_which_documents_are_the_sessions_settings_files(user_file: Path, tmp_path: Path) -> None:
+    """The user file and every folder's project file (trusted or not), and the default
+    folder's; nothing else, and nothing that is not a file."""
+    folder = tmp_path / "w"
+    session = make_session(user_file, FakeLink(), folders=[str(folder)])
+    assert session.is_settings_file(user_file.as_uri())
+    assert session.is_settings_file((folder / ".pi" / "settings.json").as_uri())
+    assert not session.is_settings_file((folder / "package.json").as_uri())
+    assert not session.is_settings_file("untitled:settings.json")
+    project = tmp_path / "p"
+    bare = Session(link=FakeLink(), cli=ServerOptions(default_project=str(project)))
+    bare.initialize({}, ClientFeatures(), [], None)
+    assert bare.is_settings_file((project / ".pi" / "settings.json").as_uri())
+
+
+def test_the_watcher_polls_the_files_the_client_does_not_watch(user_file: Path) -> None:
+    session = make_session(user_file, FakeLink())
+    assert session.watcher.files() == session.polled_files() == [user_file]
+
+
+async def test_nothing_polls_before_initialize_sets_the_interval(user_file: Path) -> None:
+    """The poll interval comes from ``initializationOptions``; a session started without
+    them starts no poller of its own."""
+    session = Session(link=FakeLink(), cli=ServerOptions(user_settings=str(user_file)))
+    before = asyncio.all_tasks()
+    await session.start()
+    assert asyncio.all_tasks() == before
+    session.stop()
+
+
+async def test_a_change_seen_by_the_poller_is_read_from_disk_without_a_pull(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file change is a file change: the client's settings are not pulled again, and
+    a save in progress is settled before it is read."""
+    write(user_file, {"snippets": {"a": "one"}})
+    link = FakeLink(pulled={"snippets": {"q": "pulled"}})
+    session = make_session(user_file, link, features=ClientFeatures(configuration=True))
+    await session.reload()
+    assert link.calls == ["pull"]
+    user_file.write_text("")
+
+    async def the_save_completes(paths: object) -> None:
+        write(user_file, {"snippets": {"a": "two"}})
+
+    monkeypatch.setattr(session.watcher, "settle", the_save_completes)
+    await session.watcher.on_change()
+    assert link.calls == ["pull"]
+    assert session.config_for(None).values == {"a": "two", "q": "pulled"}
+    assert link.shown == []
+
+
+async def test_a_change_reported_by_the_client_is_read_from_disk_without_a_pull(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(user_file, {"snippets": {"a": "one"}})
+    link = FakeLink(pulled={"snippets": {"q": "pulled"}})
+    session = make_session(user_file, link, features=ClientFeatures(configuration=True))
+    await session.reload()
+    user_file.write_text("")
+    settled: list[object] = []
+
+    async def the_save_completes(paths: object) -> None:
+        settled.append(paths)
+        write(user_file, {"snippets": {"a": "two"}})
+
+    monkeypatch.setattr(session.watcher, "settle", the_save_completes)
+    await session.files_changed_by_client()
+    assert link.calls == ["pull"]
+    # The settle waits on every file the session reads.
+    assert settled == [session.settings_files()]
+    assert session.config_for(None).values == {"a": "two", "q": "pulled"}
+    assert session.generation == 2
+
+
+async def test_a_plain_reload_pulls_and_does_not_settle(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``snippets/reload``: ask the client again, and read the files as they are now."""
+    link = FakeLink(pulled={"snippets": {"q": "pulled"}})
+    session = make_session(user_file, link, features=ClientFeatures(configuration=True))
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text("")
+    settled: list[object] = []
+
+    async def settle(paths: object) -> None:
+        settled.append(paths)
+
+    monkeypatch.setattr(session.watcher, "settle", settle)
+    config = await session.reload()
+    assert link.calls == ["pull"]
+    assert settled == []
+    assert config.values == {"q": "pulled"}
+
+
+async def test_the_first_load_pulls_once_the_client_is_initialized(user_file: Path) -> None:
+    """``workspace/configuration`` may be asked only after ``initialized``: a request
+    that comes earlier loads without pulling; the load of ``initialized`` pulls."""
+    early_link = FakeLink(pulled={"snippets": {"q": "pulled"}})
+    early = make_session(user_file, early_link, features=ClientFeatures(configuration=True))
+    assert (await early.loaded_config_for(None)).values == {}
+    assert early_link.calls == []
+
+    link = FakeLink(pulled={"snippets": {"q": "pulled"}})
+    session = make_session(user_file, link, features=ClientFeatures(configuration=True))
+    await session.start()
+    assert link.calls == ["pull"]
+    assert (await session.loaded_config_for(None)).values == {"q": "pulled"}
+    session.stop()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param([], id="empty-list"),
+        pytest.param(None, id="null"),
+        pytest.param({"snippets": {"x": "y"}}, id="an-object-not-a-list"),
+    ],
+)
+async def test_a_pull_answer_without_one_value_is_no_client_layer(
+    user_file: Path, answer: object
+) -> None:
+    """``workspace/configuration`` answers a list with one value per item asked; any
+    other answer sets nothing (and breaks nothing)."""
+
+    class OddLink(FakeLink):
+        async def pull_configuration(self) -> object:
+            return answer
+
+    write(user_file, {"snippets": {"a": "file"}})
+    link = OddLink()
+    session = make_session(user_file, link, features=ClientFeatures(configuration=True))
+    config = await session.reload()
+    assert config.values == {"a": "file"}
+    assert link.shown == []
+
+
+async def test_initialization_options_are_a_layer_named_after_them(user_file: Path) -> None:
+    write(user_file, {"snippets": {"a": "file"}})
+    session = make_session(user_file, FakeLink(), {"piSimpleSnippets": {"snippets": {"i": "x"}}})
+    config = await session.reload()
+    assert [(s.name, s.source) for s in config.snippets] == [
+        ("a", str(user_file)),
+        ("i", "initializationOptions"),
+    ]
+
+
+async def test_shutdown_unregisters_only_what_is_registered(user_file: Path) -> None:
+    write(user_file, {"snippets": {"a": "b"}})
+    link = FakeLink()
+    session = make_session(user_file, link, features=ClientFeatures(completion_dynamic=True))
+    await session.start()
+    session.stop()
+    assert link.calls == ["register", "unregister-all True False"]
+    assert not session.registered.completion and not session.registered.watchers
+    session.stop()  # a second shutdown has nothing left to unregister
+    assert link.calls == ["register", "unregister-all True False"]
+
+
+async def test_a_closed_connection_drops_everything_and_sends_nothing(user_file: Path) -> None:
+    write(user_file, {"snippets": {"a": "b"}})
+    link = FakeLink()
+    session = make_session(user_file, link, features=ClientFeatures(completion_dynamic=True))
+    await session.reload()
+    sent = (list(link.calls), list(link.shown), link.reloads)
+    session.close()
+    assert session.configs == {}
+    assert session.config_for(None).snippets == ()
+    write(user_file, {"snippets": {"Bad": "b"}})
+    assert (await session.reload()).snippets == ()
+    assert (list(link.calls), list(link.shown), link.reloads) == sent
+    assert session.generation == 1
+
+
+# --------------------------------------------------------------------------- the log
+
+
+async def test_each_generation_is_logged_with_its_counts(
+    user_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    write(user_file, {"snippets": {"a": "b", "c": "d", "Bad": "x"}})
+    session = make_session(user_file, FakeLink())
+    with caplog.at_level("INFO", logger="pi_snippets_lsp.session"):
+        await session.reload()
+    assert "generation 1: 2 snippet(s), 1 warning(s)" in caplog.messages
+
+
+async def test_a_failed_load_is_logged_with_its_traceback(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    session = make_session(user_file, FakeLink())
+
+    def explode() -> object:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(session, "_load_all", explode)
+    await session.reload()
+    [record] = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert record.getMessage() == "loading the settings failed"
+    assert record.exc_info is not None and "disk on fire" in str(record.exc_info[1])
+
+
+async def test_a_change_on_disk_is_logged(
+    user_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    session = make_session(user_file, FakeLink())
+    with caplog.at_level("INFO", logger="pi_snippets_lsp.session"):
+        await session.watcher.on_change()
+    assert caplog.messages[0] == "settings file changed on disk; reloading"
+
+
+async def test_what_the_client_refuses_is_logged_with_its_reason(
+    user_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client that refuses a registration or cannot answer ``workspace/configuration``
+    is no error for the user, but the log says what happened and why."""
+
+    class Refusing(FakeLink):
+        async def pull_configuration(self) -> object:
+            raise RuntimeError("no configuration here")
+
+    write(user_file, {"snippets": {"a": "b"}})
+    link = Refusing(refuse=True)
+    session = make_session(
+        user_file,
+        link,
+        features=ClientFeatures(completion_dynamic=True, watchers_dynamic=True, configuration=True),
+    )
+    await session.start()
+    session.stop()
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings == [
+        "watcher registration failed: refused",
+        "workspace/configuration failed: no configuration here",
+        "completion (un)registration failed: refused",
+    ]
