@@ -163,8 +163,9 @@ class ClientFeatures:
 
     @classmethod
     def from_json(cls, capabilities: object) -> ClientFeatures:
-        """Read ``ClientCapabilities`` given as JSON (absent parts mean "no")."""
-        caps = capabilities if isinstance(capabilities, Mapping) else {}
+        """Read ``ClientCapabilities`` given as JSON (absent or malformed parts mean
+        "no": ``_get`` finds nothing under a value that is not an object)."""
+        caps = capabilities
         completion = _get(caps, "textDocument", "completion")
         item = _get(completion, "completionItem")
         watched = _get(caps, "workspace", "didChangeWatchedFiles")

@@ -297,3 +297,33 @@ def test_lsprotocol_capabilities_are_plain_json_after_unstructuring() -> None:
         )
     )
     assert ClientFeatures.from_json(default_converter().unstructure(caps)).completion_dynamic
+
+
+def test_every_unknown_notification_is_named() -> None:
+    _, problems = parse_initialization_options(
+        {"notifications": ["snippets/didLoad", "b/two", "a/one"]}
+    )
+    assert problems == (
+        "initializationOptions.notifications: ignoring unknown a/one, b/two "
+        "(known: snippets/didLoad)",
+    )
+
+
+def test_a_bad_value_is_shown_as_typed_not_escaped() -> None:
+    """The user reads the value as they wrote it: ``"schnell-ä"``, not ``"schnell-\\u00e4"``."""
+    _, problems = parse_initialization_options({"pollInterval": "schnell-ä"})
+    assert problems == (
+        'initializationOptions.pollInterval must be a number of seconds, not "schnell-ä"; '
+        "using 1.0",
+    )
+
+
+def test_a_value_longer_than_40_characters_is_cut_to_40_with_an_ellipsis() -> None:
+    """41 characters of JSON are too many: 39 of them and "…" make 40."""
+    value = "x" * 39  # 41 with the quotes
+    _, problems = parse_initialization_options({"pollInterval": value})
+    shown = '"' + "x" * 38 + "…"
+    assert len(shown) == 40
+    assert problems == (
+        f"initializationOptions.pollInterval must be a number of seconds, not {shown}; using 1.0",
+    )
