@@ -55,7 +55,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "ranking": ("test_ranking.py", "test_ranking_index.py"),
     "schema": ("test_config.py", "test_schema.py"),
     "settings_file": ("test_settings_files.py", "test_config.py"),
-    "snippet": ("test_completion.py", "test_protocol.py"),
+    "snippet": ("test_completion.py", "test_protocol.py", "test_snippet.py"),
     "features.code_actions": ("test_markers.py",),
     "features.definition": ("test_markers.py",),
     "features.edits": ("test_markers.py", "test_save_snippet.py"),

@@ -29,15 +29,16 @@ def preview(value: str) -> str:
     value: the popup shows the same snippets' previews on every keystroke.
     """
     collapsed = _WHITESPACE_RUN.sub(" ", value).strip(" ")
-    if _utf16_length(collapsed) <= PREVIEW_LIMIT:
+    if not _longer_than(collapsed, PREVIEW_LIMIT):
         return collapsed
     return collapsed[: PREVIEW_LIMIT - 1] + ELLIPSIS
 
 
-def _utf16_length(text: str) -> int:
-    """JavaScript's ``length``: a code point above U+FFFF is two units, a lone
+def _longer_than(text: str, units: int) -> bool:
+    """Whether JavaScript's ``length`` of ``text`` exceeds ``units``: it counts UTF-16
+    code units, two bytes each; a code point above U+FFFF is two units, a lone
     surrogate (JSON allows ``"\\ud800"``) one."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) > 2 * units
 
 
 def normalize_newlines(value: str) -> str:
