@@ -244,3 +244,84 @@ def test_a_blank_query_is_truncated_only_past_the_limit() -> None:
     assert index.rank("", 21).truncated is False
     assert index.rank("", 20).truncated is True
     assert index.rank(" ").truncated is False
+
+
+# --------------------------------------------------------------------------- the fast path
+#
+# A popup lists 20 names; when at least 20 names start with the query's first character
+# and the 20th best of them beats the best score any other name could reach
+# (``_best_after_start``), the list is settled by those names alone. These tests state
+# that bound and that the fast path answers exactly when it may.
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 4, 6, 9])
+def test_the_bound_is_reached_by_a_best_possible_name_not_starting_with_the_query(
+    length: int,
+) -> None:
+    """The best a name not starting with the query's first character can do: a word
+    boundary before each query character, all of them in one run from index 1. A query
+    of boundary characters after a space (``---`` in `` ---``) reaches it exactly."""
+    from pi_snippets_lsp.ranking import _best_after_start  # noqa: PLC0415
+
+    query = "-" * length
+    assert reference_score(" " + query, query) == pytest.approx(_best_after_start(length))
+
+
+def reference_score(text: str, query: str) -> float:
+    scores = reference_filter([text], query, lambda t: t)
+    assert scores, (text, query)
+    return scores[0][0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.lists(st.text(alphabet="ab-_. c", min_size=1, max_size=6), min_size=1, max_size=30),
+    query=st.text(alphabet="ab-_.c", min_size=1, max_size=4),
+)
+def test_no_name_that_does_not_start_with_the_query_beats_the_bound(
+    texts: list[str], query: str
+) -> None:
+    from pi_snippets_lsp.ranking import _best_after_start  # noqa: PLC0415
+
+    for score, index in reference_filter(list(range(len(texts))), query, texts.__getitem__):
+        if not texts[index].lower().startswith(query[0].lower()):
+            assert score >= _best_after_start(len(query)) - 1e-9, (texts[index], query)
+
+
+@pytest.mark.parametrize("starting", [20, 21, 40])
+def test_names_starting_with_the_query_settle_the_list_alone(starting: int) -> None:
+    """At least 20 names starting with ``x`` settle a 20-item list for ``x``: the fast
+    path answers, and its answer is the full ranking's."""
+    texts = [f"y-x{i}" for i in range(30)] + [f"x{i:02d}" for i in range(starting)]
+    index = FuzzyIndex(texts)
+    settled = index._rank_from_starts("x", 20)
+    assert settled is not None
+    full = index.rank("x")
+    assert settled.indices == full.indices[:20]
+    assert settled.truncated
+
+
+@pytest.mark.parametrize(
+    ("texts", "query", "limit"),
+    [
+        pytest.param([f"x{i}" for i in range(19)], "x", 20, id="too-few-start-with-it"),
+        pytest.param([f"x{i}" for i in range(30)], "x", 0, id="no-limit-to-fill"),
+        pytest.param([f"xa{i}" for i in range(30)], "x1", 20, id="a-letters-digits-swap"),
+        pytest.param(
+            [f"x{'z' * 9}a{i}" for i in range(30)] + ["-xa"], "xa", 20, id="others-could-beat-them"
+        ),
+    ],
+)
+def test_the_fast_path_declines_when_it_may_not_settle_the_list(
+    texts: list[str], query: str, limit: int
+) -> None:
+    assert FuzzyIndex(texts)._rank_from_starts(query, limit) is None
+
+
+def test_the_names_starting_with_a_character_are_found_once_and_exactly() -> None:
+    index = FuzzyIndex(["ab", "ba", "abc", "c"])
+    joined = "\nab\nba\nabc\nc"
+    assert index._starting_with(joined, "a") == [1, 7]
+    assert index._starting_with(joined, "a") is index._starting_with(joined, "a")
+    assert index._starting_with(joined, "c") == [11]
+    assert index._starting_with(joined, "z") == []
