@@ -34,6 +34,9 @@ MAX_HEADER: Final = 8 * 1024
 
 _CONTENT_LENGTH: Final = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 _DIGITS: Final = re.compile(rb"[0-9]+")
+#: The empty line that ends a header block: CRLF CRLF, or a bare LF LF. The leftmost
+#: of the two wins (at one position only one of them can start).
+_BLANK_LINE: Final = re.compile(rb"\r\n\r\n|\n\n")
 
 
 #: JSON-RPC error codes of a body that is not a message.
@@ -122,33 +125,23 @@ class FrameDecoder:
     def _read_header_block(self) -> int | Problem | None:
         """Consume one header block: the body's length, a ``Problem``, or None when the
         block is not complete yet."""
-        # Blank lines between messages are tolerated.
+        # Blank lines between messages are tolerated (a CRLF goes as CR, then LF).
         while self._buffer[:2] == b"\r\n" or self._buffer[:1] == b"\n":
-            del self._buffer[: 2 if self._buffer[:1] == b"\r" else 1]
-        end, separator = _block_end(self._buffer)
-        if end < 0 and len(self._buffer) <= self.max_header:
+            del self._buffer[:1]
+        blank = _BLANK_LINE.search(self._buffer)
+        if blank is None and len(self._buffer) <= self.max_header:
             return None
-        if end < 0 or end > self.max_header:
+        if blank is None or blank.start() > self.max_header:
             # Drop one byte only: a valid header may start inside what was buffered, and
             # resynchronizing from the next byte finds it.
             del self._buffer[:1]
             return Problem(f"header block longer than {self.max_header} bytes")
-        block = bytes(self._buffer[:end])
+        block = bytes(self._buffer[: blank.start()])
         length = _content_length(block, self.max_body)
         # A bad block loses its first byte only: garbage glued to the front of a valid
         # header ("xyzContent-Length: 5") leaves that header to be found by the resync.
-        del self._buffer[: 1 if isinstance(length, Problem) else end + separator]
+        del self._buffer[: 1 if isinstance(length, Problem) else blank.end()]
         return length
-
-
-def _block_end(buffer: bytearray) -> tuple[int, int]:
-    """Index of the empty line ending the header block, and its length; (-1, 0) if none."""
-    crlf = buffer.find(b"\r\n\r\n")
-    lf = buffer.find(b"\n\n")
-    candidates = [(i, n) for i, n in ((crlf, 4), (lf, 2)) if i >= 0]
-    if not candidates:
-        return -1, 0
-    return min(candidates)
 
 
 def _content_length(block: bytes, max_body: int) -> int | Problem:

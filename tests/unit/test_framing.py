@@ -268,3 +268,214 @@ def test_a_body_that_is_no_message_is_rejected(
 )
 def test_a_message_is_parsed(body: bytes) -> None:
     assert parse_message(body) == json.loads(body)
+
+
+def _json_error(text: str) -> str:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return str(exc)
+    raise AssertionError(f"{text!r} is JSON")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        pytest.param(b'{"method":"x\xff"}', "Parse error: the body is not UTF-8 (byte 12)",
+                     id="not-utf8-names-the-byte"),
+        pytest.param(b"{", f"Parse error: the body is not JSON ({_json_error('{')})",
+                     id="not-json-says-why"),
+        pytest.param(b'{"a": NaN}', "Parse error: the body is not JSON (NaN is not JSON)",
+                     id="nan"),
+        pytest.param(b'{"a": -Infinity}',
+                     "Parse error: the body is not JSON (-Infinity is not JSON)", id="infinity"),
+        pytest.param(b"[" * 5000 + b"]" * 5000,
+                     "Parse error: the body is not JSON (nested too deeply)", id="too-deep"),
+        pytest.param(b"[]", "Invalid request: LSP has no batches (a JSON array)", id="batch"),
+        pytest.param(b'"m"', "Invalid request: a message is a JSON object", id="string"),
+        pytest.param(b'{"jsonrpc":"2.0","id":true,"method":"m"}',
+                     "Invalid request: an id is an integer or a string", id="bool-id"),
+        pytest.param(b'{"jsonrpc":"2","id":1,"method":"m"}',
+                     'Invalid request: "jsonrpc" must be "2.0"', id="version"),
+        pytest.param(b'{"jsonrpc":"2.0","id":1,"method":3}',
+                     "Invalid request: a method is a string", id="method"),
+        pytest.param(b'{"jsonrpc":"2.0","params":[]}',
+                     "Invalid request: neither a method nor an id", id="neither"),
+    ],
+)  # fmt: skip
+def test_a_rejection_tells_the_client_what_is_wrong_in_words(body: bytes, message: str) -> None:
+    """The error message is what a client author reads in their log: each kind of bad
+    body has its own sentence, with the detail (the byte, the JSON error) that locates it."""
+    rejection = parse_message(body)
+    assert isinstance(rejection, Rejection)
+    assert rejection.message == message
+
+
+def test_a_rejection_answers_as_a_complete_jsonrpc_error_response() -> None:
+    """The answer is a JSON-RPC 2.0 error response: version, the request's id, code and
+    message, nothing else, so any client library accepts it."""
+    rejection = parse_message(b'{"jsonrpc":"1.0","id":7,"method":"m"}')
+    assert isinstance(rejection, Rejection)
+    assert rejection.response() == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {"code": INVALID_REQUEST, "message": 'Invalid request: "jsonrpc" must be "2.0"'},
+    }
+
+
+def test_a_response_with_a_wrong_version_gets_no_answer() -> None:
+    """JSON-RPC never answers a response, even a malformed one: a bad ``jsonrpc`` on a
+    message without ``method`` is rejected with ``answer`` False (and its id kept)."""
+    rejection = parse_message(b'{"jsonrpc":"1.0","id":4,"result":1}')
+    assert isinstance(rejection, Rejection)
+    assert (rejection.id, rejection.answer) == (4, False)
+
+
+@pytest.mark.parametrize("blank", [b"\r\n", b"\n", b"\r\n\r\n", b"\n\r\n"])
+def test_any_blank_lines_before_a_message_are_skipped_without_eating_it(blank: bytes) -> None:
+    """A blank line (CRLF or a bare LF) between messages is dropped whole, and only it:
+    the header that follows keeps its first byte."""
+    assert decode(blank + encode({"a": 1})) == [b'{"a":1}']
+    assert decode(encode({"a": 1}) + blank + encode({"b": 2})) == [b'{"a":1}', b'{"b":2}']
+
+
+def test_messages_with_bare_newline_headers_arrive_together_and_apart() -> None:
+    """The header block ends at the FIRST empty line: two bare-LF framed messages read
+    in one go are two messages, not one block running into the second header."""
+    data = b"Content-Length: 2\n\n{}Content-Length: 3\n\n[1]"
+    assert decode(data) == [b"{}", b"[1]"]
+
+
+def test_a_header_block_of_exactly_max_header_bytes_is_accepted() -> None:
+    """``max_header`` is the longest block accepted: a block of that many bytes is read,
+    one more byte is a problem. Waiting for the end of a block also stops at the limit:
+    up to ``max_header`` bytes without an empty line are kept, one more is a problem."""
+    header = b"Content-Length: 2"
+    assert decode(header + b"\r\n\r\n{}", max_header=len(header)) == [b"{}"]
+    too_long = decode(header + b"\r\n\r\n{}", max_header=len(header) - 1)
+    assert too_long[0] == Problem(f"header block longer than {len(header) - 1} bytes")
+    assert b"{}" not in too_long
+
+    decoder = FrameDecoder(max_header=len(header))
+    decoder.feed(header)
+    assert list(decoder.frames()) == []
+    decoder.feed(b"\r")
+    assert list(decoder.frames()) == [Problem(f"header block longer than {len(header)} bytes")]
+
+
+def test_an_over_long_block_loses_one_byte_so_a_header_right_behind_it_is_found() -> None:
+    """A block over the limit is dropped one byte at a time: a valid header that starts
+    at its second byte (one byte of noise glued in front) is still found."""
+    header = b"Content-Length:" + b" " * (MAX_HEADER - 17) + b" 2"
+    assert len(header) == MAX_HEADER
+    out = decode(b"x" + header + b"\r\n\r\n{}")
+    assert out == [Problem(f"header block longer than {MAX_HEADER} bytes"), b"{}"]
+
+
+def test_a_bad_block_loses_one_byte_so_a_header_right_behind_it_is_found() -> None:
+    """One byte of noise glued to a header makes a block without Content-Length; only
+    that byte is dropped, and the header behind it is read."""
+    out = decode(b"x" + encode({"a": 1}))
+    assert out == [Problem("header block without Content-Length"), b'{"a":1}']
+
+
+@pytest.mark.parametrize(
+    ("header", "problem"),
+    [
+        pytest.param(b"BOX\r\nContent-Length: 2", "malformed header line 'BOX'", id="crlf-only"),
+        pytest.param(b"no colon \r\nContent-Length: 2", "malformed header line 'no colon '",
+                     id="trailing-blank-kept"),
+        pytest.param(b"Content-Length: 1:2", "invalid Content-Length '1:2'",
+                     id="first-colon-splits"),
+        pytest.param(b"Content-Length: " + b"x" * 60, f"invalid Content-Length '{'x' * 60}'",
+                     id="sixty-bytes-shown-whole"),
+        pytest.param(b"Content-Length: x" + b"7" * 60, f"invalid Content-Length 'x{'7' * 59}…'",
+                     id="longer-is-cut-at-sixty"),
+    ],
+)  # fmt: skip
+def test_a_problem_quotes_the_offending_line_as_received(header: bytes, problem: str) -> None:
+    """The problem shows the line without its line ending (CR LF or LF) and nothing
+    else removed, split at the first colon; more than 60 bytes are cut with "…"."""
+    assert decode(header + b"\r\n\r\n{}", max_body=10**40)[0] == Problem(problem)
+
+
+def test_a_body_of_exactly_max_body_bytes_is_accepted() -> None:
+    """``max_body`` is the largest body accepted; one byte more is a problem."""
+    assert decode(frame(b"[1]"), max_body=3) == [b"[1]"]
+    assert decode(frame(b"[1]"), max_body=2)[0] == Problem(
+        "Content-Length '3' is over the limit of 2 bytes"
+    )
+
+
+def test_a_length_of_more_than_20_digits_is_refused_whatever_the_limit() -> None:
+    """A length is never converted from more than 20 digits (a huge digit string costs
+    time to convert, and no stream carries 10**20 bytes): 20 digits are read when the
+    limit allows them, 21 are over the limit."""
+    decoder = FrameDecoder(max_body=10**30)
+    decoder.feed(b"Content-Length: " + b"9" * 20 + b"\r\n\r\n{}")
+    assert list(decoder.frames()) == []
+    assert decoder.pending == 2
+    over = b"1" + b"0" * 20
+    assert decode(b"Content-Length: " + over + b"\r\n\r\n", max_body=10**30) == [
+        Problem(f"Content-Length '{over.decode()}' is over the limit of {10**30} bytes")
+    ]
+
+
+def test_hunting_for_a_header_keeps_only_what_could_start_one() -> None:
+    """While resynchronizing, the decoder holds at most a header name and 16 blanks (the
+    longest start of a header split across reads it still finds), not the noise."""
+    decoder = FrameDecoder()
+    decoder.feed(b"Content-Length: x\r\n\r\n")
+    assert [type(item) for item in decoder.frames()] == [Problem]
+    decoder.feed(b"n" * 1000 + b"Content-Length" + b" " * 16)
+    assert list(decoder.frames()) == []
+    assert decoder.pending <= len(b"Content-Length") + 16
+    decoder.feed(b": 2\r\n\r\n{}")
+    assert list(decoder.frames()) == [b"{}"]
+
+
+def test_a_stream_that_ends_inside_a_message_says_so() -> None:
+    with pytest.raises(FramingError) as caught:
+        MessageReader(io.BytesIO(b"Content-Length: 10\r\n\r\n{}")).read()
+    assert str(caught.value) == "the stream ended inside a message"
+
+
+class Pipe(io.RawIOBase):
+    """A peer that has sent ``data`` and keeps the stream open: asking for more bytes
+    than were sent would block, here it fails the test."""
+
+    def __init__(self, data: bytes, *, chunks: bool) -> None:
+        self.data = data
+        self.chunks = chunks
+        if chunks:
+            self.read1 = self._read1  # type: ignore[method-assign]
+
+    def readable(self) -> bool:
+        return True
+
+    def _read1(self, size: int = -1) -> bytes:
+        chunk, self.data = self.data, b""
+        return chunk
+
+    def read(self, size: int | None = -1) -> bytes:
+        if self.chunks:
+            raise AssertionError("a stream with read1 is read with read1")
+        if size is None or size < 0 or size > len(self.data):
+            raise AssertionError(f"would block: read({size}) with {len(self.data)} bytes sent")
+        chunk, self.data = self.data[:size], self.data[size:]
+        return chunk
+
+
+def test_a_message_is_returned_without_waiting_for_bytes_not_sent() -> None:
+    """A stream without ``read1`` is read a byte at a time: a message whose last byte
+    has arrived is returned at once, the reader never asks for bytes the peer has not
+    sent (which would block a pipe forever)."""
+    data = encode({"od": 1})
+    assert len(data) % 2 == 1
+    assert MessageReader(Pipe(data, chunks=False)).read() == {"od": 1}
+
+
+def test_a_stream_with_read1_is_read_in_chunks() -> None:
+    """A buffered stream is read with ``read1``, what is available at once (one call
+    for a whole message, not one per byte); ``read`` is never called."""
+    assert MessageReader(Pipe(encode({"a": 1}) + encode({"b": 2}), chunks=True)).read() == {"a": 1}
