@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import socket
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -188,8 +189,9 @@ def test_a_file_that_grows_past_the_limit_while_read_is_cut_off(
     monkeypatch.setattr(settings_file.os, "read", counting_read)
     config = load_user_file(path)
     monkeypatch.undo()
-    (warning,) = config.warnings
-    assert "16 MiB" in warning
+    assert config.warnings == (
+        f"{path} is larger than 16 MiB, the limit for a settings file; not read",
+    )
     assert sum(read) == MAX_SETTINGS_BYTES + 1
 
 
@@ -287,3 +289,164 @@ def test_a_save_met_in_between_keeps_the_last_good_content(tmp_path: Path, betwe
     config = load_user_file(path, files)
     assert {s.name: s.value for s in config.snippets} == {"b": "B"}
     assert config.warnings == ()
+
+
+# --------------------------------------------------------------------------- read_settings_bytes
+
+
+def fake_stat(mode: int, size: int = 0) -> os.stat_result:
+    return os.stat_result((mode, 0, 0, 1, 0, 0, size, 0, 0, 0))
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind"),
+    [
+        pytest.param(stat.S_IFDIR, "a directory", id="directory"),
+        pytest.param(stat.S_IFIFO, "a named pipe (FIFO)", id="fifo"),
+        pytest.param(stat.S_IFCHR, "a device", id="character-device"),
+        pytest.param(stat.S_IFBLK, "a device", id="block-device"),
+        pytest.param(stat.S_IFSOCK, "a socket", id="socket"),
+        pytest.param(stat.S_IFLNK, "not a file", id="anything-else"),
+    ],
+)
+def test_only_a_regular_file_is_opened_and_the_warning_names_what_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: int, kind: str
+) -> None:
+    """What is not a regular file is never opened (a FIFO blocks, a device never ends);
+    the warning says what the path leads to, in words a user recognizes."""
+    path = tmp_path / "settings.json"
+    monkeypatch.setattr(settings_file.os, "stat", lambda p: fake_stat(mode))
+    monkeypatch.setattr(settings_file.os, "open", _never_opened)
+    with pytest.raises(settings_file.SettingsFileError) as caught:
+        settings_file.read_settings_bytes(path)
+    assert str(caught.value) == f"{path} is {kind}, not a settings file"
+
+
+def _never_opened(*args: object) -> int:
+    raise AssertionError("opened")
+
+
+def test_a_real_directory_is_named_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(settings_file.SettingsFileError) as caught:
+        settings_file.read_settings_bytes(tmp_path)
+    assert str(caught.value) == f"{tmp_path} is a directory, not a settings file"
+
+
+def test_a_file_over_the_limit_is_refused_in_full_words(tmp_path: Path) -> None:
+    """The warning names the file and the limit, and says it was not read."""
+    path = tmp_path / "settings.json"
+    with path.open("wb") as file:
+        file.truncate(MAX_SETTINGS_BYTES + 1)
+    with pytest.raises(settings_file.SettingsFileError) as caught:
+        settings_file.read_settings_bytes(path)
+    assert str(caught.value) == (
+        f"{path} is larger than 16 MiB, the limit for a settings file; not read"
+    )
+    assert MAX_SETTINGS_BYTES == 16 * 1024 * 1024  # the number the words name
+
+
+def test_the_file_is_opened_read_only_non_blocking_not_inherited_not_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """O_NONBLOCK: a FIFO swapped in after the stat does not block the open; O_CLOEXEC:
+    a child process (an editor integration) does not inherit the descriptor; O_NOCTTY:
+    a terminal device never becomes the server's controlling terminal."""
+    path = write_json(tmp_path / "settings.json", {})
+    flags: list[int] = []
+    real_open = os.open
+
+    def recording_open(p: object, f: int, *args: object) -> int:
+        flags.append(f)
+        return real_open(p, f, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(settings_file.os, "open", recording_open)
+    assert settings_file.read_settings_bytes(path) == b"{}"
+    (used,) = flags
+    assert used & (os.O_WRONLY | os.O_RDWR) == 0
+    for wanted in ("O_NONBLOCK", "O_CLOEXEC", "O_NOCTTY"):
+        assert used & getattr(os, wanted, 0) == getattr(os, wanted, 0), wanted
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
+def test_a_read_that_fails_is_a_warning_and_closes_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_json(tmp_path / "settings.json", {})
+
+    def failing_read(fd: int, n: int) -> bytes:
+        raise OSError(errno.EIO, "Input/output error")
+
+    before = _open_fds()
+    monkeypatch.setattr(settings_file.os, "read", failing_read)
+    with pytest.raises(settings_file.SettingsFileError) as caught:
+        settings_file.read_settings_bytes(path)
+    monkeypatch.undo()
+    assert str(caught.value) == f"cannot read {path}: Input/output error"
+    assert _open_fds() == before
+
+
+@pytest.mark.parametrize(
+    ("error", "words"),
+    [
+        pytest.param(IsADirectoryError(errno.EISDIR, "Is a directory"),
+                     "{path} is a directory, not a settings file", id="a-directory-after-all"),
+        pytest.param(OSError(errno.ELOOP, "Too many levels of symbolic links"),
+                     "{path} is a symbolic link loop", id="loop"),
+        pytest.param(OSError("no strerror"), "cannot read {path}: no strerror",
+                     id="an-error-without-strerror-says-what-it-has"),
+        pytest.param(ValueError("embedded null byte"), "cannot read {path}: embedded null byte",
+                     id="a-value-error"),
+    ],
+)  # fmt: skip
+def test_an_open_that_fails_is_a_warning_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: Exception, words: str
+) -> None:
+    """Whatever the open raises becomes one ``SettingsFileError`` naming the file: a
+    loop and a directory by what they are, anything else with the system's reason."""
+    path = write_json(tmp_path / "settings.json", {})
+
+    def failing_open(*args: object) -> int:
+        raise error
+
+    monkeypatch.setattr(settings_file.os, "open", failing_open)
+    with pytest.raises(settings_file.SettingsFileError) as caught:
+        settings_file.read_settings_bytes(path)
+    assert str(caught.value) == words.format(path=path)
+
+
+def test_a_missing_file_is_none_not_an_error(tmp_path: Path) -> None:
+    assert settings_file.read_settings_bytes(tmp_path / "absent.json") is None
+
+
+def test_same_file_sees_through_links_and_never_raises(tmp_path: Path) -> None:
+    """Two spellings of one file are the same file; paths that cannot be stat-ed (absent,
+    a loop) are compared as resolved, without raising."""
+    real = write_json(tmp_path / "settings.json", {})
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    assert settings_file.same_file(link, real)
+    assert not settings_file.same_file(real, write_json(tmp_path / "other.json", {}))
+    absent = tmp_path / "absent.json"
+    assert settings_file.same_file(absent, tmp_path / "." / "absent.json")
+    assert not settings_file.same_file(absent, tmp_path / "absent2.json")
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(loop)
+    assert settings_file.same_file(loop, loop)
+    assert not settings_file.same_file(loop, real)
+
+
+def test_is_regular_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(loop)
+    assert settings_file.is_regular_file(write_json(tmp_path / "settings.json", {}))
+    assert not settings_file.is_regular_file(tmp_path)
+    assert not settings_file.is_regular_file(fifo)
+    assert not settings_file.is_regular_file(tmp_path / "absent.json")
+    assert not settings_file.is_regular_file(loop)
+    assert not settings_file.is_regular_file(Path("nul\0l"))
