@@ -4,12 +4,14 @@ create settings files."""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 import pytest
 
 from pi_snippets_lsp.edited_files import (
+    MAX_TEXT_BYTES,
     EditedFiles,
     EditedSettingsFiles,
     create_file,
@@ -98,3 +100,82 @@ def test_create_file_makes_folders_and_never_overwrites(tmp_path: Path) -> None:
     with pytest.raises(FileExistsError):
         create_file(path, "{}")
     assert path.read_bytes() == b"{\r\n}\n"
+
+
+def test_once_the_disk_changed_the_edit_is_forgotten_for_good(tmp_path: Path) -> None:
+    """A changed stamp ends the edit: the disk is the truth from then on, even when the
+    stamp later looks as it did (a file restored with its old time and size)."""
+    path = tmp_path / "settings.json"
+    path.write_text("{}")
+    original = path.stat()
+    edited = EditedFiles()
+    edited.put(path, EDITED)
+    os.utime(path, ns=(1, 1))
+    assert edited.text(path) is None
+    os.utime(path, ns=(original.st_atime_ns, original.st_mtime_ns))
+    assert edited.text(path) is None
+    assert edited.drop(path) is False
+
+
+def test_an_edit_of_one_file_leaves_the_others_on_disk(tmp_path: Path) -> None:
+    one, other = tmp_path / "one.json", tmp_path / "other.json"
+    one.write_text("{}")
+    other.write_text("{}")
+    edited = EditedFiles()
+    edited.put(one, EDITED)
+    assert (edited.text(one), edited.text(other)) == (EDITED, None)
+
+
+def test_read_text_reads_a_file_up_to_the_limit_and_no_bigger(tmp_path: Path) -> None:
+    """``MAX_TEXT_BYTES`` is the largest file read: a file of exactly that size is read,
+    one byte more is not (a runaway file is not loaded into an editor feature)."""
+    path = tmp_path / "settings.json"
+    with path.open("wb") as file:
+        file.truncate(MAX_TEXT_BYTES)  # sparse: zero bytes, valid UTF-8
+    text = read_text(path)
+    assert text is not None and len(text) == MAX_TEXT_BYTES
+    with path.open("wb") as file:
+        file.truncate(MAX_TEXT_BYTES + 1)
+    assert read_text(path) is None
+
+
+def test_create_file_adds_a_file_next_to_existing_ones(tmp_path: Path) -> None:
+    """An existing folder is fine; only an existing file is never overwritten."""
+    (tmp_path / "agent").mkdir()
+    create_file(tmp_path / "agent" / "settings.json", "{}")
+    create_file(tmp_path / "agent" / "other.json", "中")
+    assert (tmp_path / "agent" / "other.json").read_bytes() == "中".encode()
+
+
+def test_the_log_says_when_an_edited_file_is_read_from_disk_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Which text the server reads is invisible in the editor; the server log tells a
+    user (or a bug report) when an edited file went back to being read from disk."""
+    path = tmp_path / "settings.json"
+    path.write_text("{}")
+    edited = EditedFiles()
+    edited.put(path, EDITED)
+    os.utime(path, ns=(1, 1))
+    with caplog.at_level(logging.INFO, logger="pi_snippets_lsp.edited_files"):
+        assert edited.text(path) is None
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (logging.INFO, f"{path} changed on disk; reading it from disk again")
+    ]
+
+
+def test_an_edited_text_that_does_not_parse_is_logged_with_why(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Never expected (the server edits valid JSON), so when it happens the log names
+    the file and carries the parse error, which names the file too."""
+    path = tmp_path / "settings.json"
+    path.write_text("{}")
+    files = EditedSettingsFiles()
+    files.edited.put(path, "{")
+    with caplog.at_level(logging.ERROR, logger="pi_snippets_lsp.edited_files"):
+        assert files.read(path) == ({}, None)
+    (record,) = caplog.records
+    assert record.getMessage() == f"the edited text of {path} does not parse; reading the disk"
+    assert record.exc_info is not None
+    assert str(record.exc_info[1]).startswith(f"{path} is not valid JSON: ")
