@@ -64,7 +64,7 @@ class SettingsWatcher:
     def changed(self) -> bool:
         """Whether any polled file's stamp differs from the last one seen."""
         return any(
-            self._seen.get(key, None) != value for key, value in take_stamps(self.files()).items()
+            self._seen.get(key) != value for key, value in take_stamps(self.files()).items()
         )
 
     def start(self) -> None:
