@@ -40,6 +40,13 @@ def loads(text: str) -> object:
     return json.loads(text, parse_constant=reject, parse_int=decode_number)
 
 
+def examples(n: int) -> int:
+    """``n`` examples; a quarter under a profile of fewer than Hypothesis's default 100
+    (``--hypothesis-profile=mutation``: scripts/mutation.sh runs these tests once per
+    mutant, and the explicit counts would otherwise override the profile's)."""
+    return n if settings.default.max_examples >= 100 else n // 4
+
+
 def error_of(text: str) -> tuple[str, int]:
     with pytest.raises(JsonParseError) as info:
         parse(text)
@@ -133,6 +140,21 @@ def test_what_json_parse_accepts(text: str, value: object) -> None:
         pytest.param("\ufeff{", "Expected property name or '}'", 2, id="offsets-count-the-bom"),
         pytest.param('{"é": 1,}', "Expected double-quoted property name", 8,
                      id="offsets-count-code-points"),
+        pytest.param("undefined", '"undefined" is not valid JSON', 0, id="undefined"),
+        pytest.param("[object Object]", '"[object Object]" is not valid JSON', 1,
+                     id="a-stringified-object"),
+        pytest.param("\ufeffNaN", '"NaN" is not valid JSON', 1, id="bom-then-nan"),
+        pytest.param('"\\\u00ff"', "Bad escaped character", 2, id="escaped-latin-1-is-bad"),
+        pytest.param('"\\\u0100"', "Unexpected token '\u0100'", 2,
+                     id="escaped-above-latin-1-is-unexpected"),
+        pytest.param('"\\u0041\x01"', "Bad control character in string literal", 7,
+                     id="a-unicode-escape-is-four-digits"),
+        pytest.param('"a b', "Unterminated string", 4, id="a-space-is-no-control-character"),
+        pytest.param('"\x1f"', "Bad control character in string literal", 1,
+                     id="last-control-character"),
+        pytest.param("1e-", "Exponent part is missing a number", 3, id="minus-no-digits"),
+        pytest.param("-01", "Unexpected number", 2, id="minus-leading-zero"),
+        pytest.param("\U000e0001", "Unexpected token U+E0001", 0, id="astral-unprintable"),
     ],
 )  # fmt: skip
 def test_what_json_parse_rejects_with_its_message_and_offset(
@@ -281,7 +303,7 @@ def nodes_and_slices(text: str, root: JsonNode) -> None:
             assert root.find(node.path) is node
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(st.randoms(use_true_random=False))
 def test_spans_slice_the_text_to_exactly_the_key_or_value_they_name(
     rng: random.Random,
@@ -292,7 +314,7 @@ def test_spans_slice_the_text_to_exactly_the_key_or_value_they_name(
     nodes_and_slices(text, root)
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(st.randoms(use_true_random=False))
 def test_validity_agrees_with_json_loads_on_mutated_texts(rng: random.Random) -> None:
     text = jsongen.mutate(jsongen.document(rng), rng)
@@ -308,7 +330,7 @@ def test_validity_agrees_with_json_loads_on_mutated_texts(rng: random.Random) ->
     nodes_and_slices(text, root)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.text())
 def test_any_text_parses_or_raises_a_parse_error_inside_it(text: str) -> None:
     try:
@@ -363,3 +385,48 @@ def test_parse_agrees_with_javascript_json_parse(node: RunNode) -> None:
                 disagreements.append((text, "accepted", result))
     assert disagreements == []
     assert 2000 < valid < 6000  # both kinds were really compared
+
+
+# --------------------------------------------------------------------------- the API
+
+
+def test_decode_number_reads_integers_as_python_does_up_to_its_digit_limit() -> None:
+    """Up to 4300 digits (Python's limit for ``int()``) an integer stays exact; longer,
+    it is a double, as JavaScript reads every number. The sign is not a digit."""
+    assert decode_number("1" * 4300) == int("1" * 4300)
+    assert isinstance(decode_number("-" + "1" * 4300), int)
+    assert decode_number("1" * 4301) == float("1" * 4301)
+    assert decode_number("-" + "1" * 4301) == -float("1" * 4301)
+    assert (decode_number("12"), decode_number("1.5"), decode_number("1e2")) == (12, 1.5, 100.0)
+    assert decode_number("1E2") == 100.0 and isinstance(decode_number("1E2"), float)
+
+
+def test_find_takes_only_indices_inside_an_array() -> None:
+    """An index finds an item of an array only: not past the end, not counted from the
+    end (``-1`` is no index in JSON), not on an object."""
+    root = parse('{"a": [10, 20], "0": "zero"}')
+    assert [root.find(("a", i)) for i in (2, -1)] == [None, None]
+    first = root.find(("a", 0))
+    assert first is not None and first.value == 10
+    assert root.find((0,)) is None
+    assert root.find(("a", "0")) is None
+
+
+def test_a_node_and_a_member_show_where_they_are() -> None:
+    text = '{"k": [true]}'
+    root = parse(text)
+    item = root.find(("k", 0))
+    assert repr(item) == "<JsonNode bool 7:11 path=('k', 0)>"
+    assert repr(root) == "<JsonNode dict 0:13 path=()>"
+    assert repr(root.member("k")) == "<JsonMember 'k' 1:4>"
+
+
+def test_a_node_knows_its_parent_and_key() -> None:
+    root = parse('{"a": [1, {"b": 2}]}')
+    b = root.find(("a", 1, "b"))
+    assert b is not None and b.key == "b"
+    inner = b.parent
+    assert inner is not None and inner.key == 1 and inner.is_object
+    array = inner.parent
+    assert array is not None and array.key == "a" and not array.is_object
+    assert array.parent is root and root.parent is None and root.key is None
