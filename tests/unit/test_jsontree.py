@@ -154,6 +154,10 @@ def test_what_json_parse_accepts(text: str, value: object) -> None:
                      id="last-control-character"),
         pytest.param("1e-", "Exponent part is missing a number", 3, id="minus-no-digits"),
         pytest.param("-01", "Unexpected number", 2, id="minus-leading-zero"),
+        pytest.param("1X", "Unexpected non-whitespace character after JSON", 1,
+                     id="only-e-starts-an-exponent"),
+        pytest.param("1eX", "Exponent part is missing a number", 2,
+                     id="only-a-sign-may-follow-the-e"),
         pytest.param("\U000e0001", "Unexpected token U+E0001", 0, id="astral-unprintable"),
     ],
 )  # fmt: skip
@@ -169,6 +173,7 @@ def test_a_parse_error_is_a_value_error_naming_its_offset() -> None:
     error = JsonParseError("Unexpected end of JSON input", 7)
     assert isinstance(error, ValueError)
     assert str(error) == "Unexpected end of JSON input at offset 7"
+    assert error.args == ("Unexpected end of JSON input",)  # what a ValueError handler reads
 
 
 # --------------------------------------------------------------------------- spans and paths
