@@ -63,9 +63,7 @@ class SettingsWatcher:
 
     def changed(self) -> bool:
         """Whether any polled file's stamp differs from the last one seen."""
-        return any(
-            self._seen.get(key) != value for key, value in take_stamps(self.files()).items()
-        )
+        return any(self._seen.get(key) != value for key, value in take_stamps(self.files()).items())
 
     def start(self) -> None:
         if self._task is None and self.interval > 0:
