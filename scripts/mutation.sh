@@ -75,8 +75,9 @@ pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x", "--hypothesis-profi
 timeout_multiplier = 3.0
 EOF
     log "$module ($((SECONDS - started)) s so far)"
-    # mutmut draws a progress line per mutant; keep only its summary.
-    if ! (cd "$work" && "$venv/bin/mutmut" run --max-children "${PI_SNIPPETS_MUTATION_JOBS:-2}" \
+    # mutmut draws a progress line per mutant; keep only its summary. A mutant that loops
+    # allocating (a parser that never advances) fails at 4 GiB instead of filling memory.
+    if ! (cd "$work" && ulimit -v 4194304 && "$venv/bin/mutmut" run --max-children "${PI_SNIPPETS_MUTATION_JOBS:-2}" \
         >"$work/run.log" 2>&1); then
         tail -50 "$work/run.log" >&2
         log "mutmut failed on $module"
