@@ -202,13 +202,10 @@ class FuzzyIndex:
                 return ranked
         totals = self.scores(query)
         indices = list(totals)
-        if limit is None:
-            limit = len(indices)
         # Stable, as JavaScript's sort: equal scores keep the texts' order.
-        if limit < len(indices) // 8:
-            best = heapq.nsmallest(limit, indices, key=totals.__getitem__)
-        else:
-            best = sorted(indices, key=totals.__getitem__)[:limit]
+        if limit is None:
+            return Ranked(sorted(indices, key=totals.__getitem__), False)
+        best = heapq.nsmallest(limit, indices, key=totals.__getitem__)
         return Ranked(best, len(indices) > limit)
 
     def scores(self, query: str) -> dict[int, float]:
@@ -217,22 +214,15 @@ class FuzzyIndex:
         tokens = _tokens(query)
         if not tokens:
             return dict.fromkeys(range(self._count), 0.0)
-        totals: dict[int, float] = {}
-        in_order = True
-        for number, token in enumerate(tokens):
-            scores, token_in_order = self._token_scores(token)
-            in_order = in_order and token_in_order
-            if number == 0:
-                totals = {index: 0.0 + score for index, score in scores.items()}
-            else:
-                totals = {
-                    index: total + scores[index]
-                    for index, total in totals.items()
-                    if index in scores
-                }
+        totals = self._token_scores(tokens[0])
+        for token in tokens[1:]:
             if not totals:
                 break
-        return totals if in_order else {index: totals[index] for index in sorted(totals)}
+            scores = self._token_scores(token)
+            totals = {
+                index: total + scores[index] for index, total in totals.items() if index in scores
+            }
+        return totals
 
     def _rank_from_starts(self, query: str, limit: int) -> Ranked | None:
         """The best ``limit`` when texts that start with the query's first character
@@ -270,19 +260,17 @@ class FuzzyIndex:
             self._starting[char] = positions
         return positions
 
-    def _token_scores(self, token: str) -> tuple[dict[int, float], bool]:
-        """Each matching text's score for one token, and whether they are in text order."""
+    def _token_scores(self, token: str) -> dict[int, float]:
+        """Each matching text's score for one token, in text order."""
         query = token.lower()
         scores = self._scan(query)
         swapped = _swapped(query)
         if swapped is None:
-            return scores, True
-        in_order = True
+            return scores
         for index, score in self._scan(swapped).items():
             if index not in scores:
                 scores[index] = score + 5
-                in_order = False
-        return scores, in_order
+        return dict(sorted(scores.items()))  # the retry's matches in their place
 
     def _scan(self, query: str, *, at_start: bool = False) -> dict[int, float]:
         """``fuzzy_match``'s score of every text ``query`` matches, in text order
