@@ -202,6 +202,12 @@ def only_inserted(before: str, after: str) -> str:
             id="a-blank-line-between-members-is-kept-and-nesting-follows-the-key",
         ),
         pytest.param(
+            '{\n  "theme": "dark"\n  , "x": 1\n}',
+            '{\n  "theme": "dark"\n  , "x": 1\n  , "piSimpleSnippets": {\n    "snippets": {\n'
+            '      "new": "New text"\n    }\n  }\n}',
+            id="comma-first-nesting-follows-the-keys-indentation",
+        ),
+        pytest.param(
             "{\n}",
             '{\n  "piSimpleSnippets": {\n    "snippets": {\n      "new": "New text"\n    }\n  }\n}',
             id="empty-object-over-lines",

@@ -191,8 +191,10 @@ class _Style:
                 separator = "," + self.newline + _line_indent(text, last.key_start)
             else:
                 separator = ", "
-            lines = _LINE_BREAK.split(separator)
-            indent = lines[-1] if len(lines) > 1 else None
+            # Over lines, nested lines are indented from the last key's line (not from
+            # the separator's last line: with a leading comma, that holds the comma).
+            over_lines = _LINE_BREAK.search(separator) is not None
+            indent = _line_indent(text, last.key_start) if over_lines else None
             style = replace(self, colon=text[last.key_end : last.value.start])
             member = style.member(key, value, indent)
             return TextEdit(last.end, last.end, separator + member)
