@@ -166,6 +166,11 @@ def only_inserted(before: str, after: str) -> str:
             id="the-files-colon-inside-the-new-objects-too",
         ),
         pytest.param(
+            '{"piSimpleSnippets":{"snippets":{}}}',
+            '{"piSimpleSnippets":{"snippets":{"new":"New text"}}}',
+            id="an-empty-table-takes-the-files-colon",
+        ),
+        pytest.param(
             '{"piSimpleSnippets": {"snippets": {"a": "1" , "b": "2"}}}',
             '{"piSimpleSnippets": {"snippets": {"a": "1" , "b": "2" , "new": "New text"}}}',
             id="two-members-give-the-separator",
