@@ -56,7 +56,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "schema": ("test_config.py", "test_schema.py"),
     "settings_file": ("test_settings_files.py", "test_config.py"),
     "snippet": ("test_completion.py", "test_protocol.py", "test_snippet.py"),
-    "features.code_actions": ("test_markers.py",),
+    "features.code_actions": ("test_markers.py", "test_code_actions.py"),
     "features.definition": ("test_markers.py",),
     "features.edits": ("test_markers.py", "test_save_snippet.py"),
     "features.hover": ("test_hover.py",),

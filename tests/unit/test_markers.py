@@ -299,6 +299,8 @@ def test_blank_selection_and_no_apply_edit_offer_no_save() -> None:
                      id="escaped-key"),
         pytest.param('{"piSimpleSnippets": {"snippets": {"b": "x"}}}', "a", None, id="absent"),
         pytest.param('{"piSimpleSnippets": {"snippets": [1]}}', "a", None, id="not-an-object"),
+        pytest.param('{"piSimpleSnippets": {"shortcut": "alt+s"}}', "a", None, id="no-snippets"),
+        pytest.param('{"a": {"snippets": {"a": "x"}}}', "a", None, id="no-namespace"),
         pytest.param('{"piSimpleSnippets": ', "a", None, id="invalid-json"),
     ],
 )  # fmt: skip
@@ -311,3 +313,45 @@ def test_a_duplicated_key_is_found_where_json_parse_keeps_it() -> None:
     text = '{"piSimpleSnippets": {"snippets": {"a": "1", "a": "2"}}}'
     span = snippet_key_span(text, "a")
     assert span is not None and span[0] == text.rindex('"a"')
+
+
+# ------------------------------------------------------------------ only the lines concerned
+
+
+class Recording(dict[str, str]):
+    """A snippets mapping that records the names looked up in it."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        super().__init__(values)
+        self.asked: set[str] = set()
+
+    def get(self, key: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        self.asked.add(key)
+        return super().get(key, default)
+
+
+LINES = {"a": "A", "b": "B", "c": "C", "d": "D"}
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "looked_at"),
+    [
+        pytest.param("%a\n%b\n%c", 4, 4, {"b"}, id="lf-middle-line"),
+        pytest.param("%a\r%b\r%c", 4, 4, {"b"}, id="cr-middle-line"),
+        pytest.param("%a\r\n%b\r\n%c\r\n%d", 5, 6, {"b"}, id="crlf-middle-line"),
+        pytest.param("%a\n%b\n%c", 7, 8, {"c"}, id="last-line"),
+        pytest.param("%a\n%b\n%c", 0, 1, {"a"}, id="first-line"),
+        pytest.param("%a\n%b\r%c\n%d", 4, 8, {"b", "c"}, id="a-range-over-two-lines"),
+        pytest.param("%a\r%b\n%c\r%d", 4, 4, {"b"}, id="mixed-breaks"),
+        pytest.param("\n%a\n%b", 0, 0, set(), id="cursor-on-an-empty-first-line"),
+        pytest.param("\r%a\r%b", 0, 0, set(), id="cursor-on-an-empty-first-line-cr"),
+    ],
+)
+def test_a_range_looks_only_at_the_lines_it_concerns(
+    text: str, start: int, end: int, looked_at: set[str]
+) -> None:
+    """Hover, tokens of a range and actions at a cursor cost the lines concerned, not the
+    whole document: only the names on those lines are looked up."""
+    snippets = Recording(LINES)
+    markers(text, snippets, start, end)
+    assert snippets.asked == looked_at

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_snippets_lsp.config import SETTINGS_KEY, parse_settings_text
-from pi_snippets_lsp.features.edits import apply_edits
+from pi_snippets_lsp.features.edits import TextEdit, apply_edits
 from pi_snippets_lsp.features.save_snippet import (
     FALLBACK_NAME,
     SaveSnippetError,
@@ -36,6 +36,7 @@ from pi_snippets_lsp.grammar import is_valid_name
         pytest.param("中文 😀 !!!", set(), FALLBACK_NAME, id="nothing-usable"),
         pytest.param("中文", {FALLBACK_NAME}, f"{FALLBACK_NAME}-2", id="fallback-taken"),
         pytest.param("a" * 50, set(), "a" * 32, id="long-word-cut"),
+        pytest.param("a" * 31 + " bcd", set(), "a" * 31, id="cut-never-ends-with-a-hyphen"),
         pytest.param("x.y_z-w more", set(), "x-y-z", id="name-punctuation-splits-words"),
         pytest.param("line one\nline two", set(), "line-one-line", id="across-lines"),
     ],
@@ -64,10 +65,21 @@ def test_given_names_are_checked(name: str, problem: str | None) -> None:
     assert (found is None) if problem is None else (found is not None and problem in found)
 
 
+def test_an_invalid_name_says_what_the_name_rule_is() -> None:
+    """The user reads this message when the name they typed is refused."""
+    assert name_problem("Bad Name", set()) == (
+        '"Bad Name" is not a valid snippet name: use lowercase letters, digits, ".", "_" '
+        'and "-", starting and ending with a letter or digit'
+    )
+
+
 def test_file_names_are_every_key_of_the_table_valid_or_not() -> None:
     text = '{"piSimpleSnippets": {"snippets": {"ok": "x", "Bad Name": "y", "empty": ""}}}'
     assert file_names(text) == {"ok", "Bad Name", "empty"}
     assert file_names("{") == set()
+    assert file_names('{"piSimpleSnippets": {"shortcut": "alt+s"}}') == set()
+    assert file_names('{"theme": "dark"}') == set()
+    assert file_names(" \n") == set()
     assert file_names(None) == set()
 
 
@@ -149,6 +161,68 @@ def only_inserted(before: str, after: str) -> str:
             id="spaces-around-colons-kept",
         ),
         pytest.param(
+            '{"theme":"dark"}',
+            '{"theme":"dark", "piSimpleSnippets":{"snippets":{"new":"New text"}}}',
+            id="the-files-colon-inside-the-new-objects-too",
+        ),
+        pytest.param(
+            '{"piSimpleSnippets":{"snippets":{}}}',
+            '{"piSimpleSnippets":{"snippets":{"new":"New text"}}}',
+            id="an-empty-table-takes-the-files-colon",
+        ),
+        pytest.param(
+            '{"piSimpleSnippets": {"snippets": {"a": "1" , "b": "2"}}}',
+            '{"piSimpleSnippets": {"snippets": {"a": "1" , "b": "2" , "new": "New text"}}}',
+            id="two-members-give-the-separator",
+        ),
+        pytest.param(
+            '{"a": 1,\n    "b": {\n        "c": 2\n    }\n}',
+            '{"a": 1,\n    "b": {\n        "c": 2\n    },\n    "piSimpleSnippets": {\n'
+            '        "snippets": {\n            "new": "New text"\n        }\n    }\n}',
+            id="indent-unit-of-the-first-object-laid-out-over-lines",
+        ),
+        pytest.param(
+            '{\n"a": {\n   "b": 1\n}\n}',
+            '{\n"a": {\n   "b": 1\n},\n"piSimpleSnippets": {\n   "snippets": {\n'
+            '      "new": "New text"\n   }\n}\n}',
+            id="an-object-whose-members-are-not-indented-gives-no-unit",
+        ),
+        pytest.param(
+            '{\r\n\t"theme": "dark",\r\n\t"piSimpleSnippets": {\r\n\t\t"shortcut": "alt+s"'
+            '\r\n\t}\r\n}',
+            '{\r\n\t"theme": "dark",\r\n\t"piSimpleSnippets": {\r\n\t\t"shortcut": "alt+s",\r\n'
+            '\t\t"snippets": {\r\n\t\t\t"new": "New text"\r\n\t\t}\r\n\t}\r\n}',
+            id="tabs-and-crlf-new-table",
+        ),
+        pytest.param(
+            '{\r  "theme": "dark",\r  "piSimpleSnippets": {\r    "shortcut": "alt+s"\r  }\r}',
+            '{\r  "theme": "dark",\r  "piSimpleSnippets": {\r    "shortcut": "alt+s",\r'
+            '    "snippets": {\r      "new": "New text"\r    }\r  }\r}',
+            id="cr-line-breaks",
+        ),
+        pytest.param(
+            '{\n  "theme": "dark",\n\n  "x": 1\n}',
+            '{\n  "theme": "dark",\n\n  "x": 1,\n\n  "piSimpleSnippets": {\n    "snippets": {\n'
+            '      "new": "New text"\n    }\n  }\n}',
+            id="a-blank-line-between-members-is-kept-and-nesting-follows-the-key",
+        ),
+        pytest.param(
+            '{\n  "theme": "dark"\n  , "x": 1\n}',
+            '{\n  "theme": "dark"\n  , "x": 1\n  , "piSimpleSnippets": {\n    "snippets": {\n'
+            '      "new": "New text"\n    }\n  }\n}',
+            id="comma-first-nesting-follows-the-keys-indentation",
+        ),
+        pytest.param(
+            "{\n}",
+            '{\n  "piSimpleSnippets": {\n    "snippets": {\n      "new": "New text"\n    }\n  }\n}',
+            id="empty-object-over-lines",
+        ),
+        pytest.param(
+            '{\n  "piSimpleSnippets": {\n    "snippets": {\n}\n  }\n}',
+            '{\n  "piSimpleSnippets": {\n    "snippets": {\n      "new": "New text"\n}\n  }\n}',
+            id="an-empty-table-keeps-its-closing-line",
+        ),
+        pytest.param(
             '{"piSimpleSnippets": {"snippets": {"a": "1"}}, "piSimpleSnippets": {"snippets": {}}}',
             '{"piSimpleSnippets": {"snippets": {"a": "1"}}, "piSimpleSnippets": {"snippets": '
             '{"new": "New text"}}}',
@@ -167,6 +241,15 @@ def test_a_missing_or_blank_file_gets_a_whole_text(text: str | None) -> None:
         '{\n  "piSimpleSnippets": {\n    "snippets": {\n      "new": "New text"\n    }\n  }\n}\n'
     )
     assert insertion.create is (text is None)
+    # One edit that replaces the whole (blank) text: nothing of it is left around.
+    assert insertion.edits == (TextEdit(0, len(text or ""), insertion.text),)
+
+
+def test_non_ascii_text_is_written_as_itself() -> None:
+    """The file stays readable: ``café 中文 😀`` is saved as typed, not as ``\\u`` escapes."""
+    assert added("{}", name="café", value="café 中文 😀") == (
+        '{"piSimpleSnippets": {"snippets": {"café": "café 中文 😀"}}}'
+    )
 
 
 def test_the_value_is_saved_with_line_feeds_and_json_escapes() -> None:

@@ -168,6 +168,7 @@ def test_every_problem_of_a_file_is_a_diagnostic_in_text_order() -> None:
         pytest.param('{\n  "a": 1\n  ⟦"⟧b": 2\n}', "Expected ',' or '}' after property value",
                      id="missing-comma-on-the-next-line"),
         pytest.param('{"a": ⟦N⟧aN}', "Unexpected token 'N'", id="nan"),
+        pytest.param('{"a": ⟦X⟧}', "Unexpected token 'X'", id="any-letter"),
         pytest.param('{"a": "x⟦\t⟧"}', "Bad control character in string literal",
                      id="raw-tab-in-a-string"),
         pytest.param('{"a": "\\u00e9 \\⟦x⟧"}', "Bad escaped character",
@@ -210,6 +211,7 @@ def _file_warning(text: str) -> list[str]:
 def test_a_file_that_is_not_an_object_is_one_warning_on_its_value(text: str, kind: str) -> None:
     (diagnostic,) = settings_diagnostics(text)
     assert text[diagnostic.start : diagnostic.end] == text.strip()
+    assert (diagnostic.severity, diagnostic.source) == ("warning", SOURCE)
     assert diagnostic.message == f"This file must hold a JSON object, not {kind}"
     assert _file_warning(text) == [f"s.json must hold a JSON object, not {kind}"]
 
@@ -226,6 +228,8 @@ def test_a_file_that_is_not_an_object_is_one_warning_on_its_value(text: str, kin
         pytest.param("ctrl+h", "Backspace", id="ctrl-h-is-backspace"),
         pytest.param("ctrl+j", "a newline (line feed)", id="ctrl-j-is-a-newline"),
         pytest.param("ctrl+shift+s", "ctrl+s", id="ctrl-shift-letter-is-ctrl-letter"),
+        pytest.param("ctrl+shift+a", "ctrl+a", id="from-a"),
+        pytest.param("ctrl+shift+z", "ctrl+z", id="to-z"),
         pytest.param("shift+ctrl+x", "ctrl+x", id="modifier-order-does-not-matter"),
         pytest.param("ctrl+shift+i", "Tab", id="ctrl-shift-i-is-tab-too"),
         pytest.param("ctrl+alt+shift+s", "ctrl+alt+s", id="alt-survives"),

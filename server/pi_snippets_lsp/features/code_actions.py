@@ -54,7 +54,7 @@ def expansion_edits(
     default): one per marker whose expansion changes the text, in text order."""
     return [
         TextEdit(m.start, m.end, m.new_text)
-        for m in markers(text, snippets, start, len(text) if end is None else end)
+        for m in markers(text, snippets, start, end)
         if m.changes
     ]
 

