@@ -174,3 +174,26 @@ def test_a_document_holds_a_few_times_its_size_and_an_edit_a_block(line: str, bo
     middle = Position(100_000, 1)
     assert _peak(lambda: document.apply_change("x", middle, middle, "utf-16")) < 128 * 1024
     assert document.line(100_000) == line.rstrip("\r\n")[:1] + "x" + line.rstrip("\r\n")[1:]
+
+
+@pytest.mark.parametrize(
+    ("length", "size"),
+    [
+        pytest.param(0, 2, id="empty"),
+        pytest.param((1 << 16) - 1, 2, id="largest-two-byte-offset"),
+        pytest.param(1 << 16, 4, id="smallest-four-byte-offset"),
+        pytest.param((1 << 32) - 1, 4, id="largest-four-byte-offset"),
+        pytest.param(1 << 32, 8, id="eight-bytes-beyond"),
+    ],
+)
+def test_line_offsets_take_the_smallest_array_that_holds_them(length: int, size: int) -> None:
+    """A block's line offsets cost 2 bytes a line while the block is under 64k
+    characters, 4 beyond, 8 beyond 4G: the smallest unsigned type that holds every
+    offset up to the block's length."""
+    from array import array  # noqa: PLC0415
+
+    from pi_snippets_lsp.documents import _offset_type  # noqa: PLC0415
+
+    offsets = array(_offset_type(length), [0, length])
+    assert offsets.itemsize == size
+    assert offsets[-1] == length
