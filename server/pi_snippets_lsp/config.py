@@ -103,7 +103,7 @@ def normalize_shortcut(raw: str) -> str | None:
     one modifier is required so a bare key can never swallow ordinary typing.
     """
     parts = raw.strip(JS_WHITESPACE).lower().split("+")
-    if len(parts) < 2 or any(part == "" for part in parts):
+    if len(parts) < 2:  # an empty part is neither a modifier nor a key: refused below
         return None
     *modifiers, base = parts
     if any(m not in MODIFIERS for m in modifiers) or len(set(modifiers)) != len(modifiers):
@@ -287,7 +287,7 @@ def user_settings_path(
     if override is not None:
         return Path(override).expanduser()
     environ = os.environ if env is None else env
-    agent_dir = environ.get("PI_CODING_AGENT_DIR", "")
+    agent_dir = environ.get("PI_CODING_AGENT_DIR")
     if agent_dir:
         return Path(agent_dir).expanduser() / "settings.json"
     return Path("~/.pi/agent/settings.json").expanduser()

@@ -1169,3 +1169,50 @@ def test_the_schema_states_the_value_rules() -> None:
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     for part in (namespace, snippets, properties["shortcut"], properties["expandOnCompletion"]):
         assert part["description"]
+
+
+@pytest.mark.parametrize(
+    ("table", "usable"),
+    [
+        pytest.param({}, True, id="no-entries"),
+        pytest.param({"a": "A", "b.c-1": "B"}, True, id="all-good"),
+        pytest.param({"a": "A", "a\nb": "B"}, False, id="a-name-with-a-line-break"),
+        pytest.param({"a\n": "A"}, False, id="a-name-ending-in-a-line-break"),
+        pytest.param({"a": "A", "Bad": "B"}, False, id="an-invalid-name"),
+        pytest.param({"a": "A", "b": ""}, False, id="an-empty-value"),
+        pytest.param({"a": "A", "b": 1}, False, id="a-number"),
+        pytest.param({"a": "A", "b": None}, False, id="null"),
+    ],
+)
+def test_a_table_is_all_usable_exactly_when_every_entry_is(
+    table: dict[str, object], usable: bool
+) -> None:
+    """The fast check of a whole table agrees with the entry-by-entry rule."""
+    from pi_snippets_lsp.config import _all_usable  # noqa: PLC0415
+
+    assert _all_usable(table) is usable
+    assert (check_namespace({"snippets": table}).problems == ()) is usable
+
+
+def test_the_generation_warning_joins_every_problem() -> None:
+    config = validate({"shortcut": 3, "snippets": {"Bad": "x"}})
+    assert config.warning_message() == (
+        "pi-simple-snippets: `shortcut` must be a string, not a number; ignoring it; "
+        'ignored 1 snippet entry: "Bad" (invalid name)'
+    )
+    assert validate({"snippets": {"ok": "x"}}).warning_message() is None
+
+
+def test_an_unusable_file_is_remembered_by_its_path(tmp_path: Path) -> None:
+    """A reload settles a save in progress when a file was unusable: the session asks
+    which files were."""
+    good = write_json(tmp_path / "good.json", {})
+    bad = tmp_path / "bad.json"
+    bad.write_text("{", encoding="utf-8")
+    files = SettingsFiles()
+    files.read(good)
+    files.read(bad)
+    assert files.unusable == {str(bad)}
+    bad.write_text("{}", encoding="utf-8")
+    files.read(bad)
+    assert files.unusable == set()
