@@ -389,9 +389,9 @@ def validate_layers(
         namespace = layer.settings[SETTINGS_KEY]
         table = namespace.get("snippets") if isinstance(namespace, dict) else None
         if isinstance(table, dict):
+            # The last layer that sets a name defined it; a name no later layer sets
+            # again keeps its layer, and one a non-object wiped out is not in the table.
             provenance.update(dict.fromkeys(table, layer.source))
-        elif not isinstance(namespace, dict) or "snippets" in namespace:
-            provenance.clear()  # a non-object replaced what came before
 
     warnings = list(problems)
     namespace = merged.get(SETTINGS_KEY) if isinstance(merged, dict) else None
@@ -401,8 +401,7 @@ def validate_layers(
     if present:
         check = check_namespace(namespace)
         snippets = [
-            Snippet._make((name, value, provenance.get(name, "")))
-            for name, value in sorted(check.snippets)
+            Snippet._make((name, value, provenance[name])) for name, value in sorted(check.snippets)
         ]
         shortcut = check.shortcut
         expand_on_completion = check.expand_on_completion

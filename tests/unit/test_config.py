@@ -1216,3 +1216,49 @@ def test_an_unusable_file_is_remembered_by_its_path(tmp_path: Path) -> None:
     bad.write_text("{}", encoding="utf-8")
     files.read(bad)
     assert files.unusable == set()
+
+
+def test_a_named_settings_file_that_is_missing_is_a_warning(tmp_path: Path) -> None:
+    """``--settings FILE`` names a file the user expects: its absence is said; Pi's
+    default location may simply not exist yet."""
+    missing = tmp_path / "nowhere.json"
+    named = load_config(LoadRequest(user_file=missing, user_file_required=True))
+    assert named.warnings == (f"settings file {missing} does not exist",)
+    default = load_config(LoadRequest(user_file=missing))
+    assert default.warnings == ()
+
+
+def test_a_named_settings_file_that_is_present_or_broken_is_not_called_missing(
+    tmp_path: Path,
+) -> None:
+    present = write_json(tmp_path / "s.json", {SETTINGS_KEY: {"snippets": {"a": "A"}}})
+    assert load_config(LoadRequest(user_file=present, user_file_required=True)).warnings == ()
+    broken = tmp_path / "broken.json"
+    broken.write_text("{", encoding="utf-8")
+    [warning] = load_config(LoadRequest(user_file=broken, user_file_required=True)).warnings
+    assert "does not exist" not in warning and "is not valid JSON" in warning
+
+
+def test_each_snippet_names_the_layer_that_last_set_it() -> None:
+    config = validate_layers(
+        [
+            Layer("user", {SETTINGS_KEY: {"snippets": {"a": "1", "b": "2"}}}),
+            Layer("project", {SETTINGS_KEY: {"snippets": {"b": "3"}}}),
+            Layer("options", {SETTINGS_KEY: {"shortcut": "ctrl+s"}}),
+        ]
+    )
+    assert [(s.name, s.value, s.source) for s in config.snippets] == [
+        ("a", "1", "user"),
+        ("b", "3", "project"),
+    ]
+
+
+def test_a_table_wiped_by_a_non_object_and_set_again_names_its_new_layer() -> None:
+    config = validate_layers(
+        [
+            Layer("user", {SETTINGS_KEY: {"snippets": {"a": "1", "b": "2"}}}),
+            Layer("project", {SETTINGS_KEY: {"snippets": 3}}),
+            Layer("options", {SETTINGS_KEY: {"snippets": {"b": "4"}}}),
+        ]
+    )
+    assert [(s.name, s.value, s.source) for s in config.snippets] == [("b", "4", "options")]
