@@ -191,15 +191,17 @@ async function openFileOnce(page, file) {
     await pressChord(page, ['Control'], 'KeyP');
     const input = await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: 15000 });
     await input.type(file, { delay: 5 });
-    await page.waitForFunction(
+    // Pick the file's own row: a recently opened file can stay first in the list, and
+    // Enter would open that one.
+    const row = await page.waitForFunction(
         (f) =>
-            [...document.querySelectorAll('.quick-input-widget .monaco-list-row')].some((r) =>
+            [...document.querySelectorAll('.quick-input-widget .monaco-list-row')].find((r) =>
                 (r.getAttribute('aria-label') || r.textContent || '').includes(f),
-            ),
+            ) || null,
         { timeout: 15000 },
         path.basename(file),
     );
-    await page.keyboard.press('Enter');
+    await row.asElement().click();
     const base = path.basename(file);
     await page.waitForFunction(
         (f) => {
