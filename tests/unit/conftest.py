@@ -13,8 +13,54 @@ import pytest
 from hypothesis import settings
 
 #: scripts/mutation.sh runs the unit tests once per mutant: fewer, fixed examples keep that
-#: affordable and its verdicts repeatable (``--hypothesis-profile=mutation``).
-settings.register_profile("mutation", max_examples=25, derandomize=True, deadline=None)
+#: affordable and its verdicts repeatable (``--hypothesis-profile=mutation``; no example
+#: database, so one mutant's failing example never decides another's verdict).
+settings.register_profile(
+    "mutation", max_examples=25, derandomize=True, deadline=None, database=None
+)
+
+
+def examples(n: int) -> int:
+    """``n`` Hypothesis examples for a test that asks for more than the default, or an
+    eighth of them (at least the profile's count) under a profile of fewer than
+    Hypothesis's default 100: scripts/mutation.sh runs these tests once per mutant
+    (``--hypothesis-profile=mutation``), and an explicit ``max_examples`` would otherwise
+    override the profile's."""
+    profile = settings.default.max_examples
+    return n if profile >= 100 else max(profile, n // 8)
+
+
+def sized(n: int) -> int:
+    """``n`` (lines, markers, names, rounds) for a test of sizes and bounds, or an eighth
+    of it under the mutation profile, as ``examples``: a bound still tells a mutant that
+    breaks it, at a size a run per mutant can afford."""
+    return n if settings.default.max_examples >= 100 else max(1, n // 8)
+
+
+#: Set by scripts/mutation.sh: the run is mutmut's, one ``pytest.main`` per mutant.
+MUTATION_RUN = os.environ.get("PI_SNIPPETS_MUTATION_RUN") == "1"
+
+#: How long each test took when mutmut first ran them all (its "stats" run). The mutant
+#: runs are forked from that process, so they inherit this table.
+_durations: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if MUTATION_RUN and report.when == "call":
+        _durations.setdefault(report.nodeid, report.duration)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """In a mutation run, the quickest tests of a mutant go first.
+
+    mutmut hands a mutant the tests that call the mutated function, in no set order, and
+    stops at the first failure (``-x``): most mutants fail a quick example test, so
+    running the property and size tests last spends their seconds only on the mutants
+    that survive the rest. The verdict is the same in any order.
+    """
+    if MUTATION_RUN and _durations:
+        items.sort(key=lambda item: _durations.get(item.nodeid, 0.0))
+
 
 JS_DIR = Path(__file__).parent / "js"
 

@@ -41,6 +41,8 @@ from pi_snippets_lsp.config import (
 from pi_snippets_lsp.grammar import NAME_PATTERN
 from pi_snippets_lsp.schema import settings_json_schema
 
+from .conftest import examples
+
 
 def validate(namespace: object, source: str = "settings.json") -> Config:
     """Validate one layer holding ``namespace`` under the settings key."""
@@ -494,7 +496,7 @@ def test_a_problem_is_a_plain_value() -> None:
         problem.message = "x"  # type: ignore[misc]
 
 
-@hypothesis_settings(max_examples=200)
+@hypothesis_settings(max_examples=examples(200))
 @given(
     st.dictionaries(
         st.sampled_from(["a", "b", "A", "a b", "-x", "ok.1", "", "é"]),

@@ -20,6 +20,8 @@ from pi_snippets_lsp.documents import (
     units_length,
 )
 
+from .conftest import examples
+
 ENCODINGS: list[Encoding] = ["utf-8", "utf-16", "utf-32"]
 
 # --------------------------------------------------------------------------- lines
@@ -309,7 +311,7 @@ def edit_sessions(draw: st.DrawFn) -> tuple[str, Encoding, list[tuple[float, flo
     return draw(TEXTS), encoding, edits
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(session=edit_sessions())
 def test_incremental_edits_through_positions_equal_the_same_edits_on_a_string(
     session: tuple[str, Encoding, list[tuple[float, float, str]]],

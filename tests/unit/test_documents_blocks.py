@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 
 from pi_snippets_lsp.documents import Document, Encoding, Position
 
+from .conftest import examples, sized
+
 ENCODINGS: list[Encoding] = ["utf-8", "utf-16", "utf-32"]
 PIECES = ["a", "bc", " ", "%x", "\n", "\r", "\r\n", "\n\r", "\x85", "\u2028", "😀", "中", "é"]
 TEXTS = st.lists(st.sampled_from(PIECES), max_size=24).map("".join)
@@ -58,7 +60,7 @@ def edit_sessions(
     return text, block_chars, encoding, edits
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(session=edit_sessions())
 def test_incremental_edits_equal_re_splitting_the_whole_text(
     session: tuple[str, int, Encoding, list[tuple[float, float, str]]],
@@ -123,7 +125,7 @@ def test_many_keystrokes_in_a_long_document_keep_it_exact() -> None:
     lines = [f"line {n} %x" + rng.choice(["", "\r"]) for n in range(2_000)]
     text = "\n".join(lines)
     document = Document(uri="file:///t", text=text, block_chars=64)
-    for _ in range(500):
+    for _ in range(sized(500)):
         number = rng.randrange(document.line_count)
         line = document.line(number)
         column = rng.randint(0, len(line))
@@ -166,14 +168,15 @@ def test_a_document_holds_a_few_times_its_size_and_an_edit_a_block(line: str, bo
     """Lines cost two bytes each in the index, and an edit works on one block of ~16k
     characters (a list of offsets cost 36 bytes a line, and every edit copied the whole
     text and rebuilt that list)."""
-    text = line * 200_000
+    lines = sized(200_000)
+    text = line * lines
     size = sys.getsizeof(text)
     documents: list[Document] = []
     assert _peak(lambda: documents.append(Document(uri="file:///t", text=text))) < bound * size
     document = documents[0]
-    middle = Position(100_000, 1)
+    middle = Position(lines // 2, 1)
     assert _peak(lambda: document.apply_change("x", middle, middle, "utf-16")) < 128 * 1024
-    assert document.line(100_000) == line.rstrip("\r\n")[:1] + "x" + line.rstrip("\r\n")[1:]
+    assert document.line(lines // 2) == line.rstrip("\r\n")[:1] + "x" + line.rstrip("\r\n")[1:]
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pi_snippets_lsp.expansion import Expansion, Replacement, expand
 from pi_snippets_lsp.grammar import NAME_PATTERN, find_token
 
-from .conftest import RunNode, random_texts
+from .conftest import RunNode, examples, random_texts
 
 VALUE = "Use your MCP tools to find the information"
 SNIPPETS = {
@@ -412,7 +412,7 @@ def prompts_and_snippets(draw: st.DrawFn) -> tuple[str, dict[str, str]]:
     return draw(prompts(sorted(snippets))), snippets
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(case=prompts_and_snippets())
 def test_expansion_never_touches_text_outside_the_replacement_spans(
     case: tuple[str, dict[str, str]],
@@ -449,7 +449,7 @@ def completion_cases(draw: st.DrawFn) -> tuple[str, str, dict[str, str]]:
     return before, name, snippets
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(case=completion_cases())
 def test_completion_and_expansion_agree_about_what_a_token_is(
     case: tuple[str, str, dict[str, str]],

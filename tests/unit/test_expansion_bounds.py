@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pi_snippets_lsp.expansion import Expansion, Replacement, Replacements, expand
 from pi_snippets_lsp.grammar import MARKER_PATTERN, TRIGGER
 
-from .conftest import PIECES, random_texts
+from .conftest import PIECES, examples, random_texts, sized
 from .test_expansion import SNIPPET_TABLES, prompts
 
 MARKER_RE = regex.compile(MARKER_PATTERN)
@@ -73,20 +73,20 @@ SNIPPETS = {"a": "A", "use-mcp": "V", "x.y": "D", "1": "ONE", "mcp": "%a", "b": 
 
 def test_the_fast_pass_equals_the_previous_one_on_random_prompts() -> None:
     changed = 0
-    for text in random_texts(seed=1010, count=20_000):
+    for text in random_texts(seed=1010, count=sized(20_000)):
         changed += assert_same(text, SNIPPETS).changed
-    assert changed > 2_000  # the generator does reach real markers
+    assert changed > sized(2_000)  # the generator does reach real markers
 
 
 def test_the_fast_pass_equals_the_previous_one_on_long_prompts() -> None:
     """Long texts: many markers in one pass, chunked output, every kind of neighbour."""
     rng = random.Random(2020)
-    for _ in range(200):
+    for _ in range(sized(200)):
         text = "".join(rng.choices(PIECES, k=rng.randint(100, 3_000)))
         assert_same(text, SNIPPETS)
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(snippets=SNIPPET_TABLES, data=st.data())
 def test_the_fast_pass_equals_the_previous_one(
     snippets: dict[str, str], data: st.DataObject
@@ -95,7 +95,7 @@ def test_the_fast_pass_equals_the_previous_one(
     assert_same(text, snippets)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(pieces=st.lists(st.sampled_from([*PIECES, "é", "\u0300", "\ud800", "%%%"]) | st.text()))
 def test_the_fast_pass_equals_the_previous_one_on_any_text(pieces: list[str]) -> None:
     assert_same("".join(pieces), SNIPPETS)
@@ -151,7 +151,7 @@ def test_many_markers_expand_to_exactly_their_texts(markers: int) -> None:
 
 # --------------------------------------------------------------------------- memory
 
-MARKERS = 250_000
+MARKERS = sized(250_000)
 
 
 def _peak(run: object) -> int:

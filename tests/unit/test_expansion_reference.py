@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from pi_snippets_lsp.expansion import expand
 
-from .conftest import PIECES
+from .conftest import PIECES, examples
 
 # --------------------------------------------------------------------------- the page's classes
 
@@ -138,7 +138,7 @@ TEXTS = st.lists(st.sampled_from(PIECES), max_size=20).map("".join) | st.text(ma
 SNIPPETS = st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=5)
 
 
-@settings(max_examples=2000)
+@settings(max_examples=examples(2000))
 @given(text=TEXTS, snippets=SNIPPETS)
 def test_expansion_agrees_with_the_reference(text: str, snippets: dict[str, str]) -> None:
     result = expand(text, snippets)

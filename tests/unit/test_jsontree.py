@@ -20,7 +20,7 @@ from pi_snippets_lsp.documents import units_length
 from pi_snippets_lsp.jsontree import JsonNode, JsonParseError, decode_number, parse
 
 from . import jsongen
-from .conftest import RunNode
+from .conftest import RunNode, examples
 
 
 def loads(text: str) -> object:
@@ -38,13 +38,6 @@ def loads(text: str) -> object:
         raise ValueError(f"{name} is not JSON")
 
     return json.loads(text, parse_constant=reject, parse_int=decode_number)
-
-
-def examples(n: int) -> int:
-    """``n`` examples; a quarter under a profile of fewer than Hypothesis's default 100
-    (``--hypothesis-profile=mutation``: scripts/mutation.sh runs these tests once per
-    mutant, and the explicit counts would otherwise override the profile's)."""
-    return n if settings.default.max_examples >= 100 else n // 4
 
 
 def error_of(text: str) -> tuple[str, int]:

@@ -29,6 +29,7 @@ from pi_snippets_lsp.features.markers import Marker, marker_at, markers
 from pi_snippets_lsp.features.semantic_tokens import ESCAPE_TYPE, MARKER_TYPE, semantic_tokens
 from pi_snippets_lsp.snippet import Snippet
 
+from .conftest import examples
 from .test_expansion import prompts_and_snippets
 
 SNIPPETS = {"a": "AAA", "use-mcp": "Use MCP", "same": "%same"}
@@ -93,7 +94,7 @@ def test_a_selection_takes_the_markers_it_shares_a_character_with(
     assert spans(markers("ab %a. %a xy", SNIPPETS, start, end)) == expected
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(case=prompts_and_snippets(), data=st.data())
 def test_markers_of_a_part_are_the_whole_texts_markers_there(
     case: tuple[str, dict[str, str]], data: st.DataObject
@@ -161,7 +162,7 @@ def _index(line: str, units: int, encoding: Encoding) -> int:
     return len(line)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     case=prompts_and_snippets(),
     encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]),
@@ -179,7 +180,7 @@ def test_semantic_tokens_are_exactly_the_spans_expand_replaces(
     assert tokens == expected
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(case=prompts_and_snippets(), data=st.data())
 def test_range_tokens_are_the_full_tokens_in_the_range(
     case: tuple[str, dict[str, str]], data: st.DataObject
@@ -244,7 +245,7 @@ def test_expansion_edits_are_only_the_markers_that_change() -> None:
     assert edits == [TextEdit(2, 4, "AAA"), TextEdit(11, 14, "%a")]
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(case=prompts_and_snippets())
 def test_expanding_the_whole_document_is_submission(case: tuple[str, dict[str, str]]) -> None:
     text, snippets = case

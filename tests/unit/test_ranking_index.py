@@ -22,6 +22,8 @@ from pi_snippets_lsp.grammar import JS_WHITESPACE
 from pi_snippets_lsp.ranking import FuzzyIndex, fuzzy_filter
 from pi_snippets_lsp.snippet import Snippet
 
+from .conftest import examples, sized
+
 T = TypeVar("T")
 
 # --------------------------------------------------------------------------- reference
@@ -157,7 +159,7 @@ def test_the_index_equals_the_previous_filter_on_random_names_and_queries() -> N
 def test_the_index_equals_the_previous_filter_on_many_names() -> None:
     rng = random.Random(4242)
     names = sorted({random_name(rng) for _ in range(3_000)})
-    for _ in range(200):
+    for _ in range(sized(200)):
         assert_same(names, random_query(rng, names))
 
 
@@ -167,7 +169,7 @@ TEXT_CHARS = st.sampled_from(
 TEXTS = st.lists(TEXT_CHARS, max_size=10).map("".join)
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(texts=st.lists(TEXTS, max_size=8), query=TEXTS)
 def test_the_index_equals_the_previous_filter_on_any_text(texts: list[str], query: str) -> None:
     """Any texts (uppercase, separators, case-folding surprises, line breaks: the index
@@ -273,7 +275,7 @@ def reference_score(text: str, query: str) -> float:
     return scores[0][0]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     texts=st.lists(st.text(alphabet="ab-_. c", min_size=1, max_size=6), min_size=1, max_size=30),
     query=st.text(alphabet="ab-_.c", min_size=1, max_size=4),

@@ -22,6 +22,8 @@ from pi_snippets_lsp.features.save_snippet import (
 )
 from pi_snippets_lsp.grammar import is_valid_name
 
+from .conftest import examples
+
 # --------------------------------------------------------------------------- names
 
 
@@ -300,7 +302,7 @@ STYLES = [
 ]
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     others=st.dictionaries(st.text(max_size=6).filter(lambda k: k != SETTINGS_KEY), JSON_VALUES,
                            max_size=3),

@@ -39,6 +39,8 @@ from pi_snippets_lsp.features.settings_diagnostics import (
 from pi_snippets_lsp.grammar import is_valid_name
 from pi_snippets_lsp.jsontree import parse
 
+from .conftest import examples
+
 
 def marked(source: str) -> tuple[str, int, int]:
     """``source`` without its ``⟦`` ``⟧`` markers, and the offsets they marked."""
@@ -471,7 +473,7 @@ def random_settings(rng: random.Random) -> str:
     return ("\ufeff" if rng.random() < 0.1 else "") + obj(top)
 
 
-@hypothesis_settings(max_examples=300)
+@hypothesis_settings(max_examples=examples(300))
 @given(st.randoms(use_true_random=False))
 def test_each_fix_leaves_valid_json_without_that_problem(rng: random.Random) -> None:
     text = random_settings(rng)
@@ -492,7 +494,7 @@ def test_each_fix_leaves_valid_json_without_that_problem(rng: random.Random) -> 
         }
 
 
-@hypothesis_settings(max_examples=300)
+@hypothesis_settings(max_examples=examples(300))
 @given(st.randoms(use_true_random=False))
 def test_diagnostics_sit_on_json_values_and_match_the_load_warnings(rng: random.Random) -> None:
     text = random_settings(rng)
