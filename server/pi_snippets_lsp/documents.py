@@ -67,8 +67,7 @@ def index_from_units(text: str, units: int, encoding: Encoding) -> int:
     A position inside a character (half a surrogate pair, the middle of a UTF-8 sequence)
     is rounded down to that character's start.
     """
-    if units <= 0:
-        return 0
+    units = max(units, 0)
     if encoding == "utf-32" or text.isascii():  # pragma: no mutate (fast path)
         return min(units, len(text))
     seen = 0
@@ -90,7 +89,8 @@ BLOCK_CHARS: Final = 16384
 
 def _offset_type(length: int) -> str:
     """The smallest array type for offsets into a block of ``length`` characters."""
-    return "H" if length < 1 << 16 else "I" if length < 1 << 32 else "q"
+    # (No test builds a block of 2**32 characters: "q" is not told from "Q".)
+    return "H" if length < 1 << 16 else "I" if length < 1 << 32 else "q"  # pragma: no mutate
 
 
 def _blocks_of(text: str, *, last: bool, size: int) -> tuple[list[str], list[array[int]]]:
@@ -110,11 +110,10 @@ def _blocks_of(text: str, *, last: bool, size: int) -> tuple[list[str], list[arr
     base = 0
     while True:
         cut = length
-        if length - base >= size + size // 2:
-            brk = _LINE_BREAK.search(text, base + size)
-            if brk is not None and length - brk.end() >= size // 2:
-                cut = brk.end()
-        block = text if base == 0 and cut == length else text[base:cut]
+        brk = _LINE_BREAK.search(text, base + size)
+        if brk is not None and length - brk.end() >= size // 2:
+            cut = brk.end()
+        block = text[base:cut]  # (the text itself, not a copy, when it is one block)
         starts = array(_offset_type(len(block)), [0])
         starts.extend(brk.end() for brk in _LINE_BREAK.finditer(block))
         if cut < length or not last:
@@ -145,6 +144,14 @@ class Document:
         "uri",
         "version",
     )
+    _blocks: list[str]
+    #: Where each line of a block starts in it.
+    _block_starts: list[array[int]]
+    #: Characters and lines before each block (and in all of them, last).
+    _char_prefix: list[int]
+    _line_prefix: list[int]
+    #: The whole text, once joined after the last edit.
+    _joined: str | None
 
     def __init__(
         self,
@@ -159,13 +166,7 @@ class Document:
         self.version = version
         self.language_id = language_id
         self._block_chars = max(2, block_chars)
-        self._blocks: list[str] = []
-        self._block_starts: list[array[int]] = []
-        #: Characters and lines before each block (and in all of them, last).
-        self._char_prefix: list[int] = [0]
-        self._line_prefix: list[int] = [0]
-        self._joined: str | None = None
-        self.text = text
+        self.text = text  # sets the blocks, their line starts and prefixes
 
     def __repr__(self) -> str:
         return f"Document(uri={self.uri!r}, version={self.version!r}, lines={self.line_count})"
@@ -228,7 +229,7 @@ class Document:
     def position_at(self, offset: int, encoding: Encoding) -> Position:
         """The client position of a code-point offset in ``text`` (clamped)."""
         offset = max(0, min(offset, self._char_prefix[-1]))
-        block = bisect_right(self._char_prefix, offset, 0, len(self._blocks)) - 1
+        block = bisect_right(self._char_prefix, offset, hi=len(self._blocks)) - 1
         local = offset - self._char_prefix[block]
         k = bisect_right(self._block_starts[block], local) - 1
         number = self._line_prefix[block] + k
@@ -253,9 +254,7 @@ class Document:
             return
         a = self.offset_at(start, encoding)
         b = self.offset_at(end, encoding)
-        if b < a:
-            a, b = b, a
-        self._replace(a, b, text)
+        self._replace(min(a, b), max(a, b), text)
 
     def _replace(self, a: int, b: int, text: str) -> None:
         """``text[a:b] = text``, re-splitting only the blocks around the edit.
@@ -268,8 +267,8 @@ class Document:
         """
         blocks = self._blocks
         count = len(blocks)
-        first = bisect_right(self._char_prefix, a, 0, count) - 1
-        last = bisect_right(self._char_prefix, b, 0, count) - 1
+        first = bisect_right(self._char_prefix, a, hi=count) - 1
+        last = bisect_right(self._char_prefix, b, hi=count) - 1
         if first > 0 and blocks[first - 1].endswith("\r"):
             first -= 1
         base = self._char_prefix[first]
@@ -292,8 +291,9 @@ class Document:
     def text_before(self, position: Position, encoding: Encoding) -> tuple[str, int]:
         """The cursor line's text before ``position`` and the offset where that line starts."""
         if not 0 <= position.line < self.line_count:
-            # No such line: nothing before the cursor, which is clamped like offset_at's.
-            return "", self.offset_at(position, encoding)
+            # No such line: nothing before the cursor, which is clamped like offset_at's
+            # (which reads no encoding for a line outside the document).
+            return "", self.offset_at(position, encoding)  # pragma: no mutate
         block, start, end = self._line(position.line)
         line = self._blocks[block][start:end]
         column = index_from_units(line, position.character, encoding)

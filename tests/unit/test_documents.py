@@ -232,6 +232,23 @@ def test_a_change_without_a_range_replaces_the_whole_text() -> None:
     assert document.line_count == 2
 
 
+def test_a_document_keeps_its_uri_version_and_language() -> None:
+    document = Document(uri="file:///t.md", text="x", version=7, language_id="markdown")
+    assert (document.uri, document.version, document.language_id) == (
+        "file:///t.md",
+        7,
+        "markdown",
+    )
+    assert repr(document) == "Document(uri='file:///t.md', version=7, lines=1)"
+
+
+def test_a_range_without_an_encoding_counts_utf16_code_units() -> None:
+    """UTF-16 is LSP's default position encoding: an edit given no encoding counts in it."""
+    document = Document(uri="file:///t", text="😀ab")
+    document.apply_change("X", Position(0, 2), Position(0, 3))
+    assert document.text == "😀Xb"
+
+
 def test_a_reversed_range_is_applied_as_the_same_range() -> None:
     document = Document(uri="file:///t", text="abcdef")
     document.apply_change("X", Position(0, 4), Position(0, 1))

@@ -200,3 +200,116 @@ def test_line_offsets_take_the_smallest_array_that_holds_them(length: int, size:
     offsets = array(_offset_type(length), [0, length])
     assert offsets.itemsize == size
     assert offsets[-1] == length
+
+
+# --------------------------------------------------------------------------- the blocks
+
+
+def block_lengths(document: Document) -> list[int]:
+    """The length of each block (read from the document's own split, the structure these
+    tests are about: nothing else shows how the text is cut)."""
+    return [len(block) for block in document._blocks]
+
+
+@pytest.mark.parametrize(
+    ("text", "size", "lengths"),
+    [
+        # A cut is at the end of the first line break at or after `size` characters
+        # into the block...
+        pytest.param("abc\n" * 4, 4, [8, 8], id="at-the-first-break-from-size-on"),
+        pytest.param("ab\n" * 6, 4, [6, 6, 6], id="a-break-before-size-is-passed"),
+        # ... when at least size // 2 characters follow it.
+        pytest.param("abcdef\nabc", 6, [7, 3], id="half-the-size-left-is-cut"),
+        pytest.param("abcdef\nab", 6, [9], id="less-than-half-left-stays"),
+        pytest.param("abc\na", 4, [5], id="one-character-left-stays"),
+        pytest.param("abcde\nab", 5, [6, 2], id="half-an-odd-size-rounds-down"),
+        # The smallest block size is 2.
+        pytest.param("ab\ncd\nef", 1, [3, 3, 2], id="a-size-below-2-is-2"),
+        pytest.param("ab\ncd\nef", 3, [6, 2], id="size-3"),
+        pytest.param("ab\r\ncd", 2, [4, 2], id="a-crlf-is-never-cut"),
+    ],
+)  # fmt: skip
+def test_a_text_is_cut_into_blocks_at_line_ends_of_about_the_block_size(
+    text: str, size: int, lengths: list[int]
+) -> None:
+    document = Document(uri="file:///t", text=text, block_chars=size)
+    assert block_lengths(document) == lengths
+    assert_same_as_fresh(document, text, "utf-16")
+
+
+def test_a_document_of_one_block_keeps_the_clients_string() -> None:
+    """No copy of a text that is one block (most documents): the document holds the
+    string the client sent, itself."""
+    text = "line %x\n" * 100
+    document = Document(uri="file:///t", text=text)
+    assert document.text is text
+    document.text = text[:-1]
+    assert document.text == text[:-1]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "lines"),
+    [
+        # "ab\r" | "cd": an LF typed at the start of the second block joins the CR that
+        # ends the first into one line break.
+        pytest.param("ab\rcd", 1, 2, id="second-block"),
+        pytest.param("ab\rcd\ref\rgh", 3, 4, id="fourth-block"),
+        pytest.param("ab\ncd\ref", 2, 3, id="after-a-block-ending-in-lf-and-cr"),
+    ],
+)
+def test_an_lf_typed_after_a_cr_that_ends_a_block_makes_one_line_break(
+    text: str, line: int, lines: int
+) -> None:
+    document = Document(uri="file:///t", text=text, block_chars=2)
+    assert len(block_lengths(document)) > 1
+    at = Position(line, 0)
+    offset = document.offset_at(at, "utf-16")
+    document.apply_change("\n", at, at, "utf-16")
+    expected = text[:offset] + "\n" + text[offset:]
+    assert document.line_count == lines
+    assert_same_as_fresh(document, expected, "utf-16")
+
+
+@pytest.mark.parametrize(
+    ("line", "columns"),
+    [
+        pytest.param(0, 7, id="first-block-takes-in-the-next"),
+        pytest.param(1, 7, id="middle-block-takes-in-the-next"),
+        pytest.param(2, 7, id="second-to-last-block-takes-in-the-last"),
+        pytest.param(3, 7, id="last-block-is-taken-in-by-the-one-before"),
+    ],
+)
+def test_a_block_an_edit_leaves_under_half_the_size_takes_in_a_neighbour(
+    line: int, columns: int
+) -> None:
+    """Blocks never dwindle below half the block size (so they never become a line
+    each): an edit that leaves less merges the block with the next, or, for the last
+    block, with the one before."""
+    text = "abcdefg\n" * 3 + "abcdefg"
+    document = Document(uri="file:///t", text=text, block_chars=7)
+    assert block_lengths(document) == [8, 8, 8, 7]
+    start, end = Position(line, 0), Position(line, columns)
+    a, b = document.offset_at(start, "utf-16"), document.offset_at(end, "utf-16")
+    document.apply_change("", start, end, "utf-16")
+    expected = text[:a] + text[b:]
+    assert len(block_lengths(document)) == 3
+    assert min(block_lengths(document)) >= 7 // 2
+    assert_same_as_fresh(document, expected, "utf-16")
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(session=edit_sessions())
+def test_no_block_of_a_document_of_several_is_under_half_the_block_size(
+    session: tuple[str, int, Encoding, list[tuple[float, float, str]]],
+) -> None:
+    text, block_chars, encoding, edits = session
+    document = Document(uri="file:///t", text=text * 4, block_chars=block_chars)
+    for start_at, end_at, new in edits:
+        current = document.text
+        a, b = sorted((round(start_at * len(current)), round(end_at * len(current))))
+        start = lsp_position(current, a, encoding)
+        end = lsp_position(current, b, encoding)
+        document.apply_change(new, start, end, encoding)
+        lengths = block_lengths(document)
+        if len(lengths) > 1:
+            assert min(lengths) >= max(2, block_chars) // 2, lengths
