@@ -10,6 +10,7 @@ its link to the client.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any, Final
@@ -29,6 +30,7 @@ from .completion import suggest
 from .config import plain_json
 from .documents import Document, Encoding, Position
 from .expansion import expand
+from .framing import frame
 from .link import CLIENT_REQUEST_TIMEOUT, ClientLink
 from .lspjson import lsp_json
 from .options import ClientFeatures
@@ -141,13 +143,29 @@ class SnippetsProtocol(LanguageServerProtocol):
         if error is not None and error.data is not None and not self._server.options.error_details:
             error = types.ResponseError(code=error.code, message=error.message)
         if error is None and isinstance(result, dict):  # plain JSON by construction
-            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
+            self._send_plain({"jsonrpc": "2.0", "id": msg_id, "result": result})
             return
         lsp_value = result is None or isinstance(result, list) or attrs.has(type(result))
         if error is None and lsp_value:
-            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": lsp_json(result)})
+            self._send_plain({"jsonrpc": "2.0", "id": msg_id, "result": lsp_json(result)})
             return
         super()._send_response(msg_id, result, error)
+
+    def _send_plain(self, message: dict[str, Any]) -> None:
+        """A message of plain JSON, written as ``framing.encode`` writes a frame: compact
+        UTF-8. pygls escapes every non-ASCII character and pads the separators (a
+        completion list of accented previews grows by a tenth or more, on every keystroke)
+        and logs each message's whole body at INFO; its own path stays for the rest."""
+        try:
+            body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        except (TypeError, ValueError):
+            self._send_data(message)  # not plain after all: pygls converts it or reports
+            return
+        if self.writer is None:
+            log.error("no transport to send a message on")
+            return
+        # Our transport's writers (transport.py) write at once and return nothing.
+        self.writer.write(frame(body) if self._include_headers else body)
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
