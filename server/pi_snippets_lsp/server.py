@@ -152,12 +152,13 @@ class SnippetsProtocol(LanguageServerProtocol):
         super()._send_response(msg_id, result, error)
 
     def _send_plain(self, message: dict[str, Any]) -> None:
-        """A message of plain JSON, written as ``framing.encode`` writes a frame: compact
-        UTF-8. pygls escapes every non-ASCII character and pads the separators (a
-        completion list of accented previews grows by a tenth or more, on every keystroke)
-        and logs each message's whole body at INFO; its own path stays for the rest."""
+        """A message of plain JSON, written compact: pygls pads the separators and logs
+        each message's whole body at INFO (a completion list is sent on every keystroke
+        after ``%``); its own path stays for the rest. Non-ASCII characters go as JSON
+        escapes, as pygls sends them: the C encoder writes ASCII fastest, and a lone
+        surrogate (JSON allows ``"\ud800"`` in a settings file) needs an escape anyway."""
         try:
-            body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+            body = json.dumps(message, separators=(",", ":")).encode("ascii")
         except (TypeError, ValueError):
             self._send_data(message)  # not plain after all: pygls converts it or reports
             return
