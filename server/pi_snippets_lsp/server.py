@@ -45,7 +45,7 @@ from .protocol import (
     parse_params,
 )
 from .session import ServerOptions, Session, path_of_uri
-from .translate import TRIGGER_CHARACTERS, completion_list, honest_capabilities
+from .translate import TRIGGER_CHARACTERS, JsonText, completion_list, honest_capabilities
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +142,10 @@ class SnippetsProtocol(LanguageServerProtocol):
         answering ``initialize``, and the first hover or code action of a session."""
         if error is not None and error.data is not None and not self._server.options.error_details:
             error = types.ResponseError(code=error.code, message=error.message)
+        if error is None and isinstance(result, JsonText):  # encoded already
+            body = f'{{"jsonrpc":"2.0","id":{json.dumps(msg_id)},"result":{result}}}'
+            self._write(body.encode("ascii"))
+            return
         if error is None and isinstance(result, dict):  # plain JSON by construction
             self._send_plain({"jsonrpc": "2.0", "id": msg_id, "result": result})
             return
@@ -162,6 +166,10 @@ class SnippetsProtocol(LanguageServerProtocol):
         except (TypeError, ValueError):
             self._send_data(message)  # not plain after all: pygls converts it or reports
             return
+        self._write(body)
+
+    def _write(self, body: bytes) -> None:
+        """One message's body, framed when the transport frames (stdio and TCP do)."""
         if self.writer is None:
             log.error("no transport to send a message on")
             return
@@ -352,9 +360,7 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS, resolve_provider=False),
     )
-    async def completion(
-        ls: SnippetsServer, params: types.CompletionParams
-    ) -> dict[str, object] | None:
+    async def completion(ls: SnippetsServer, params: types.CompletionParams) -> JsonText | None:
         config = await ls.session.loaded_config_for(params.text_document.uri)
         document = ls.documents.get(params.text_document.uri)
         position = Position(params.position.line, params.position.character)

@@ -7,6 +7,8 @@ encoding, so the handlers in ``server.py`` stay a few lines each.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Sequence
 from typing import Final
 
@@ -20,6 +22,7 @@ from .features.hover import fence
 from .features.markers import Marker
 from .features.settings_diagnostics import SettingsDiagnostic
 from .options import ClientFeatures
+from .snippet import preview
 
 TRIGGER_CHARACTERS: Final = ["%"]
 #: The completion list default the server can send, when the client takes it.
@@ -51,34 +54,62 @@ _PLAIN_TEXT: Final = int(types.InsertTextFormat.PlainText)
 _AS_IS: Final = int(types.InsertTextMode.AsIs)
 
 
-def completion_item(
-    item: Suggestion, token_range: dict[str, object], markdown: bool
-) -> dict[str, object]:
-    """One LSP ``CompletionItem`` as JSON (docs/lsp.md, "Completion").
+class JsonText(str):
+    """A result already encoded as JSON (ASCII, compact): the server writes it into the
+    answer as it is (``server.SnippetsProtocol``)."""
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _encoded_fields(
+    name: str, value: str, source: str, insert_text: str, markdown: bool
+) -> tuple[str, str]:
+    """The parts of a snippet's item that no request changes, encoded: the ``newText``,
+    and the other fields (``"label":...``, no braces).
+
+    The popup shows the same snippets on keystroke after keystroke, and encoding their
+    texts (the documentation is the whole value) is most of building a list: a snippet's
+    parts are encoded once and kept for the latest thousand (a few hundred KB).
+    """
+    item = Suggestion(name, value, source, 0, preview(value), insert_text)
+    label = item.label
+    fields = {
+        "label": label,
+        "labelDetails": {"description": item.preview},
+        "kind": _SNIPPET_KIND,
+        "detail": item.accept_summary,
+        "documentation": documentation(item.value, markdown),
+        "filterText": label,
+        "insertTextFormat": _PLAIN_TEXT,
+        "insertTextMode": _AS_IS,
+        "data": {"source": item.source},
+    }
+    return _json(item.insert_text), _json(fields)[1:-1]
+
+
+def completion_item(item: Suggestion, token_range: str, markdown: bool) -> str:
+    """One LSP ``CompletionItem``, encoded (docs/lsp.md, "Completion"); ``token_range``
+    is the encoded range the edit replaces.
 
     The insert is plain text with ``insertTextMode: asIs`` for every client, so the text
     arrives exactly as configured: snippet format would send it through snippet engines
     that re-indent later lines and turn tabs into spaces (``vim.snippet.expand``, which
     nvim-cmp and blink.cmp call whatever ``insertTextMode`` says), and a value has no
     tabstops for that format to serve. ``asIs`` stops clients that honor it (VS Code,
-    lsp-mode) from adjusting indentation. Built as plain JSON, not lsprotocol objects:
+    lsp-mode) from adjusting indentation. Written as JSON text, not lsprotocol objects:
     the list is answered on every keystroke after ``%``, and converting twenty objects
-    through cattrs would cost more than ranking them.
+    through cattrs, or even encoding twenty values, would cost more than ranking them.
     """
-    label = item.label
-    return {
-        "label": label,
-        "labelDetails": {"description": item.preview},
-        "kind": _SNIPPET_KIND,
-        "detail": item.accept_summary,
-        "documentation": documentation(item.value, markdown),
-        "sortText": item.sort_text,
-        "filterText": label,
-        "insertTextFormat": _PLAIN_TEXT,
-        "insertTextMode": _AS_IS,
-        "textEdit": {"range": token_range, "newText": item.insert_text},
-        "data": {"source": item.source},
-    }
+    new_text, fields = _encoded_fields(
+        item.name, item.value, item.source, item.insert_text, markdown
+    )
+    return (
+        f'{{{fields},"sortText":"{item.sort_text}",'
+        f'"textEdit":{{"range":{token_range},"newText":{new_text}}}}}'
+    )
 
 
 def completion_list(
@@ -87,30 +118,27 @@ def completion_list(
     before: str,
     encoding: Encoding,
     features: ClientFeatures,
-) -> dict[str, object]:
-    """The LSP ``CompletionList`` as JSON: each edit replaces only the token, from its
+) -> JsonText:
+    """The LSP ``CompletionList``, encoded: each edit replaces only the token, from its
     ``%`` to the cursor.
 
     ``before`` is the cursor line's text before the cursor; ``suggestions`` was computed
     on it, so its replace range indexes it. ``insertTextMode: asIs`` is also the list's
     default for clients that take ``itemDefaults.insertTextMode``.
     """
-    token_range: dict[str, object] = {
-        "start": {
-            "line": line,
-            "character": units_length(before[: suggestions.replace_start], encoding),
-        },
-        "end": {
-            "line": line,
-            "character": units_length(before[: suggestions.replace_end], encoding),
-        },
-    }
+    start = units_length(before[: suggestions.replace_start], encoding)
+    end = units_length(before[: suggestions.replace_end], encoding)
+    token_range = (
+        f'{{"start":{{"line":{line},"character":{start}}},'
+        f'"end":{{"line":{line},"character":{end}}}}}'
+    )
     markdown = features.completion_markdown
-    result: dict[str, object] = {"isIncomplete": suggestions.is_incomplete}
+    items = ",".join(completion_item(item, token_range, markdown) for item in suggestions.items)
+    defaults = ""
     if INSERT_TEXT_MODE_DEFAULT in features.item_defaults:
-        result["itemDefaults"] = {"insertTextMode": _AS_IS}
-    result["items"] = [completion_item(item, token_range, markdown) for item in suggestions.items]
-    return result
+        defaults = f'"itemDefaults":{{"insertTextMode":{_AS_IS}}},'
+    incomplete = "true" if suggestions.is_incomplete else "false"
+    return JsonText(f'{{"isIncomplete":{incomplete},{defaults}"items":[{items}]}}')
 
 
 # --------------------------------------------------------------------------- editor features

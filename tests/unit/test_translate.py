@@ -6,11 +6,12 @@ preview on the row and what accepting does in ``detail``.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.protocol import default_converter
@@ -18,7 +19,10 @@ from pygls.protocol import default_converter
 from pi_snippets_lsp.completion import Suggestion, suggest
 from pi_snippets_lsp.config import Layer, validate_layers
 from pi_snippets_lsp.options import ClientFeatures
+from pi_snippets_lsp.snippet import normalize_newlines, preview
 from pi_snippets_lsp.translate import completion_list, literal_markdown
+
+from .conftest import examples
 
 
 def suggestion(value: str, insert: str, name: str = "rev") -> Suggestion:
@@ -87,7 +91,10 @@ def items_for(features: ClientFeatures, expand: bool = True) -> dict[str, Any]:
     before = "  - %"
     suggestions = suggest(before, config)
     assert suggestions is not None
-    return completion_list(suggestions, 3, before, "utf-16", features)
+    encoded = completion_list(suggestions, 3, before, "utf-16", features)
+    assert encoded.isascii()  # non-ASCII characters go as JSON escapes
+    result: dict[str, Any] = json.loads(encoded)
+    return result
 
 
 FEATURES = {
@@ -203,3 +210,57 @@ def test_completion_capabilities_are_read_once(
     features = ClientFeatures.from_json(capabilities)
     assert features.completion_markdown is markdown
     assert features.item_defaults == defaults
+
+
+@settings(max_examples=examples(200))
+@given(
+    value=st.text()
+    | st.lists(
+        st.sampled_from(
+            ['"', "\\", "\ud800", "\udfff", "😀", "\x00", "\u2028", "é", "a", "\r\n", "\r"]
+        )
+    ).map("".join),
+    source=st.text(),
+)
+def test_the_encoded_list_carries_any_text_exactly(value: str, source: str) -> None:
+    """Quotes, backslashes, control characters, emoji and lone surrogates (JSON allows
+    ``"\\ud800"`` in a settings file) arrive as configured, in every field."""
+    config = validate_layers(
+        [
+            Layer(
+                source=source,
+                settings={
+                    "piSimpleSnippets": {"snippets": {"x": value}, "expandOnCompletion": True}
+                },
+            )
+        ]
+    )
+    if not config.snippets:
+        return  # a value the contract rejects (blank)
+    suggestions = suggest("%x", config)
+    assert suggestions is not None
+    encoded = completion_list(suggestions, 0, "%x", "utf-16", ClientFeatures())
+    (item,) = json.loads(encoded)["items"]
+    assert item["textEdit"]["newText"] == normalize_newlines(value)
+    assert item["documentation"] == value
+    assert item["data"] == {"source": source}
+    assert item["labelDetails"]["description"] == preview(value)
+
+
+def test_a_snippet_listed_again_at_another_rank_says_that_rank() -> None:
+    """Items are encoded once per snippet and reused: the rank is the request's."""
+    namespace = {"snippets": {"ab": "A", "b": "B"}}
+    config = validate_layers([Layer(source="s.json", settings={"piSimpleSnippets": namespace})])
+    first = suggest("%", config)
+    second = suggest("%b", config)
+    assert first is not None and second is not None
+    listed = json.loads(completion_list(first, 0, "%", "utf-16", ClientFeatures()))
+    again = json.loads(completion_list(second, 0, "%b", "utf-16", ClientFeatures()))
+    assert [(i["label"], i["sortText"]) for i in listed["items"]] == [
+        ("%ab", "0000"),
+        ("%b", "0001"),
+    ]
+    assert [(i["label"], i["sortText"]) for i in again["items"]] == [
+        ("%b", "0000"),
+        ("%ab", "0001"),
+    ]
