@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,31 @@ _durations: dict[str, float] = {}
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if MUTATION_RUN and report.when == "call":
         _durations.setdefault(report.nodeid, report.duration)
+
+
+class MutantHangs(Exception):
+    """A test ran far longer than it did on the unmutated code (a mutant's endless loop)."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """In a mutation run, a test that takes ten times its first run's CPU time (and at
+    least two seconds more) fails: a mutant that loops forever (``i -= 1`` made ``i = 1``)
+    is caught in seconds, where mutmut's own limit, on the sum of all the tests' times,
+    would wait minutes. Outside mutation runs, nothing changes."""
+    if not MUTATION_RUN or item.nodeid not in _durations:
+        return (yield)
+
+    def hang(signum: int, frame: object) -> None:
+        raise MutantHangs(f"{item.nodeid} ran 10x its usual time")
+
+    previous = signal.signal(signal.SIGPROF, hang)
+    signal.setitimer(signal.ITIMER_PROF, 2 + 10 * _durations[item.nodeid])
+    try:
+        return (yield)
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -210,6 +210,18 @@ def test_tokens_after_emoji_cjk_and_crlf() -> None:
     ]  # fmt: skip
 
 
+def test_each_token_counts_its_lines_from_the_token_before() -> None:
+    """LSP's relative encoding: a token's line is a delta from the previous token's
+    line, and its start is relative only on the same line."""
+    document = Document(uri="file:///p.md", text="x\n %a\n\n  %a %a\n%%a")
+    assert semantic_tokens(document, SNIPPETS, "utf-16") == [
+        1, 1, 2, MARKER_TYPE, 0,
+        2, 2, 2, MARKER_TYPE, 0,
+        0, 3, 2, MARKER_TYPE, 0,
+        1, 0, 3, ESCAPE_TYPE, 0,
+    ]  # fmt: skip
+
+
 # --------------------------------------------------------------------------- hover
 
 
