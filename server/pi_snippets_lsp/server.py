@@ -160,7 +160,7 @@ class SnippetsProtocol(LanguageServerProtocol):
         each message's whole body at INFO (a completion list is sent on every keystroke
         after ``%``); its own path stays for the rest. Non-ASCII characters go as JSON
         escapes, as pygls sends them: the C encoder writes ASCII fastest, and a lone
-        surrogate (JSON allows ``"\ud800"`` in a settings file) needs an escape anyway."""
+        surrogate (JSON allows ``"\\ud800"`` in a settings file) needs an escape anyway."""
         try:
             body = json.dumps(message, separators=(",", ":")).encode("ascii")
         except (TypeError, ValueError):
