@@ -10,7 +10,10 @@ applies it to a whole list at once, for the popup on every keystroke: the lowerc
 texts are joined by ``\n`` once, and one compiled pattern per query token,
 ``r[^\ne]*+e....*``, finds every matching text from the position pi-tui's greedy scan
 picks for its first character, so only the matching texts are scored (``_token_pattern``).
-Compiling that pattern is a good part of a new query's cost, so a query compiles one.
+Compiling that pattern is a good part of a new query's cost, so a query compiles one, and
+a query of three or more characters whose characters few texts hold all of compiles none:
+those texts (a bit set per character, ``FuzzyIndex._holding``) are followed one by one
+with ``str.find``, the greedy scan itself. Both ways score with ``_score_from``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ _WORD_BOUNDARY_BEFORE = frozenset(JS_WHITESPACE + "-_./:")
 _TOKEN_SPLIT = re.compile("[" + re.escape(JS_WHITESPACE) + "/]+")
 _LETTERS_DIGITS = re.compile(r"([a-z]+)([0-9]+)")
 _DIGITS_LETTERS = re.compile(r"([0-9]+)([a-z]+)")
+#: Flag bytes 0 and 1 as the digits "0" and "1", for ``int(..., 2)``.
+_BINARY_DIGITS: Final = bytes.maketrans(b"\x00\x01", b"01")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +156,59 @@ def _best_after_start(length: int) -> float:
     return -10 * length - run_bonus + 0.1 * length * (length + 1) / 2
 
 
+#: How a scan is chosen for a query of three or more characters: following each text that
+#: holds all its characters costs about this many characters of the joined texts scanned
+#: by the compiled pattern, and compiling that pattern about ``_COMPILE_COST`` more.
+#: Measured on the bench's names (CPython 3.11); either way gives the same scores (the
+#: tests compare both), so the figures only choose the quicker.
+_CANDIDATE_COST: Final = 340  # pragma: no mutate (a cost estimate; both ways score alike)
+_COMPILE_COST: Final = 12_000  # pragma: no mutate (a cost estimate; both ways score alike)
+#: The characters whose bit sets an index keeps (the characters queries have asked for
+#: first); the sets of others are made for each query that asks. A set is one bit per
+#: text, so the bound keeps a large generation's sets to a few MB.
+_MOST_KEPT_SETS: Final = 256
+
+
+def _score_from(
+    joined: str, query: str, position: int, line_start: int, line_end: int
+) -> float | None:
+    """pi-tui's score of the text ``joined[line_start:line_end]`` for ``query`` (one or
+    more characters), its first character found at ``position`` (the text's first one):
+    each next character is the first after the previous, as pi-tui's greedy scan takes
+    it; None when one is missing. ``_match_query``'s arithmetic, step for step, so the
+    scores are equal to the bit.
+    """
+    find = joined.find
+    boundary_before = _WORD_BOUNDARY_BEFORE
+    score = 0.0
+    last = -1
+    consecutive = 0
+    char_index = 1
+    length = len(query)
+    while True:
+        i = position - line_start
+        if last == i - 1:
+            consecutive += 1
+            score -= consecutive * 5
+        else:
+            consecutive = 0
+            if last >= 0:
+                score += (i - last - 1) * 2
+        if joined[position - 1] in boundary_before:
+            score -= 10
+        score += i * 0.1
+        last = i
+        if char_index == length:
+            break
+        position = find(query[char_index], position + 1, line_end)
+        if position == -1:
+            return None
+        char_index += 1
+    if line_end - line_start == length:
+        score -= 100
+    return score
+
+
 class Ranked(NamedTuple):
     """A query's result: the best item indices in order, and whether more items
     matched than the limit let through (the popup's ``isIncomplete``)."""
@@ -165,7 +223,7 @@ class FuzzyIndex:
     ``rank`` gives exactly the order of ``fuzzy_filter`` over the same texts.
     """
 
-    __slots__ = ("_count", "_joined", "_lowered", "_starting", "_starts")
+    __slots__ = ("_count", "_holding", "_joined", "_lowered", "_starting", "_starts")
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._count = len(texts)
@@ -181,6 +239,9 @@ class FuzzyIndex:
         #: Character -> where the texts that start with it start in ``_joined`` (filled
         #: when a query first asks).
         self._starting: dict[str, list[int]] = {}
+        #: Character -> the bit set of the texts that hold it (bit k: text k), for the
+        #: characters queries asked for (at most ``_MOST_KEPT_SETS``).
+        self._holding: dict[str, int] = {}
         if any("\n" in text for text in lowered):
             self._lowered = lowered
             return
@@ -294,20 +355,24 @@ class FuzzyIndex:
                 if result.matches:
                     scores[index] = result.score
             return scores
-        pattern = _token_pattern(query)
         matches: Iterable[re.Match[str] | None]
         if at_start:
+            pattern = _token_pattern(query)
             positions = self._starting_with(joined, query[0])
             matches = map(pattern.match, repeat(joined), positions)
         else:
-            matches = pattern.finditer(joined)
+            # One and two characters have quicker loops below (and many holders).
+            if len(query) > 2:  # pragma: no mutate (a cost choice; any length scores alike)
+                held = self._scan_holders(joined, query)  # pragma: no mutate (either way)
+                if held is not None:
+                    return held
+            matches = _token_pattern(query).finditer(joined)
         starts = self._starts
         boundary_before = _WORD_BOUNDARY_BEFORE
         find = joined.find
-        length = len(query)
         scores = {}
         index = 0
-        if length == 1:
+        if len(query) == 1:
             # The common first keystroke, and the one that matches the most texts: the
             # loop below with one character, unrolled (same operations, same floats).
             for match in matches:
@@ -326,7 +391,7 @@ class FuzzyIndex:
                     score -= 100
                 scores[index] = score
             return scores
-        if length == 2:
+        if len(query) == 2:
             # The second keystroke, unrolled the same way.
             second_char = query[1]
             for match in matches:
@@ -357,39 +422,59 @@ class FuzzyIndex:
                     score -= 100
                 scores[index] = score
             return scores
-        rest = query[1:]
         for match in matches:
             if match is None:
                 continue
             position, line_end = match.span()
             index = bisect_right(starts, position, index) - 1
-            line_start = starts[index]
-            # _match_query's arithmetic, step for step, so scores are equal to the bit.
-            score = 0.0
-            last = -1
-            consecutive = 0
-            char_index = 0
-            while True:
-                i = position - line_start
-                if last == i - 1:
-                    consecutive += 1
-                    score -= consecutive * 5
-                else:
-                    consecutive = 0
-                    if last >= 0:
-                        score += (i - last - 1) * 2
-                if joined[position - 1] in boundary_before:
-                    score -= 10
-                score += i * 0.1
-                last = i
-                if char_index == len(rest):
-                    break
-                position = find(rest[char_index], position + 1)
-                char_index += 1
-            if line_end - line_start == length:
-                score -= 100
-            scores[index] = score
+            # The pattern matched: every character is there, so a score is.
+            found = _score_from(joined, query, position, starts[index], line_end)
+            if found is not None:
+                scores[index] = found
         return scores
+
+    def _scan_holders(self, joined: str, query: str) -> dict[int, float] | None:
+        """``_scan``'s answer for ``query`` (three or more characters) from the texts
+        that hold each of its characters, followed one by one; None when they are so
+        many that the compiled pattern scans quicker (``_CANDIDATE_COST``).
+
+        A query of a few characters is held by few texts whole, so the greedy scan
+        through those few costs less than compiling the query's pattern.
+        """
+        holders = -1
+        for char in set(query):
+            holders &= self._holding_set(joined, char)
+        cost = holders.bit_count() * _CANDIDATE_COST  # pragma: no mutate (a cost estimate)
+        if cost >= len(joined) + _COMPILE_COST:  # pragma: no mutate (a cost estimate)
+            return None
+        # Bit k is the k-th binary digit from the right.
+        bits = format(holders, "b")[::-1]
+        starts = self._starts
+        last = len(starts) - 1
+        find = joined.find
+        first = query[0]
+        scores: dict[int, float] = {}
+        index = bits.find("1")
+        while index >= 0:
+            line_start = starts[index]
+            line_end = starts[index + 1] - 1 if index < last else len(joined)
+            position = find(first, line_start)  # the text holds it
+            score = _score_from(joined, query, position, line_start, line_end)
+            if score is not None:
+                scores[index] = score
+            index = bits.find("1", index + 1)
+        return scores
+
+    def _holding_set(self, joined: str, char: str) -> int:
+        """The bit set of the texts that hold ``char`` (bit k: text k)."""
+        holding = self._holding.get(char)
+        if holding is None:
+            texts = joined[1:].split("\n")
+            flags = bytes([char in text for text in texts])
+            holding = int(flags[::-1].translate(_BINARY_DIGITS), 2)
+            if len(self._holding) < _MOST_KEPT_SETS:
+                self._holding[char] = holding
+        return holding
 
 
 def fuzzy_filter(items: Sequence[T], query: str, get_text: Callable[[T], str]) -> list[T]:

@@ -8,15 +8,18 @@ pi-tui's own numbers).
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pi_snippets_lsp import ranking
 from pi_snippets_lsp.config import Config
 from pi_snippets_lsp.grammar import JS_WHITESPACE
 from pi_snippets_lsp.ranking import FuzzyIndex, fuzzy_filter
@@ -124,6 +127,89 @@ def assert_same(texts: list[str], query: str) -> None:
     assert fuzzy_filter(texts, query, lambda t: t) == [texts[i] for _, i in reference]
 
 
+# --------------------------------------------------------------------------- the two scans
+#
+# A query of three or more characters is scanned one of two ways: by its compiled pattern
+# over all the joined names, or through the names that hold each of its characters (a bit
+# set per character), followed one by one. A cost estimate picks one; both must give the
+# reference's answers. The tests below run with the estimate as it is, and with each way
+# forced.
+
+WAYS = ["as-chosen", "pattern", "holders"]
+
+
+@contextlib.contextmanager
+def scanned(way: str) -> Iterator[None]:
+    """Force ``way``: a cost per holder of 0 always follows the holders, a huge one never."""
+    if way == "as-chosen":
+        yield
+        return
+    cost = 0 if way == "holders" else 10**12
+    with mock.patch.object(ranking, "_CANDIDATE_COST", cost):
+        yield
+
+
+def test_forcing_a_way_takes_it() -> None:
+    """The forcing above does what the tests rely on: each way is the one that runs."""
+    index = FuzzyIndex(["abc", "xabc", "cab"])
+    with scanned("holders"):
+        assert index._scan_holders(index._joined or "", "abc") is not None
+    with scanned("pattern"):
+        assert index._scan_holders(index._joined or "", "abc") is None
+
+
+def test_many_holders_are_left_to_the_pattern() -> None:
+    """Names that all hold the query's characters are many candidates: the pattern's one
+    scan is quicker than following each, so the holders' way declines."""
+    index = FuzzyIndex([f"abc{i}" for i in range(200)])
+    assert index._scan_holders(index._joined or "", "abc") is None
+    few = FuzzyIndex(["abc"] + [f"x{i}" for i in range(200)])
+    assert few._scan_holders(few._joined or "", "abc") == {0: reference_score("abc", "abc")}
+
+
+def test_a_character_set_has_the_bit_of_each_name_that_holds_it() -> None:
+    index = FuzzyIndex(["ab", "b", "", "ba", "Bc"])
+    joined = index._joined or ""
+    assert index._holding_set(joined, "b") == 0b11011
+    assert index._holding_set(joined, "a") == 0b01001
+    assert index._holding_set(joined, "c") == 0b10000
+    assert index._holding_set(joined, "z") == 0
+    assert index._holding == {"b": 0b11011, "a": 0b01001, "c": 0b10000, "z": 0}
+
+
+def test_the_sets_kept_are_bounded() -> None:
+    """A client that queries many characters does not grow the index without bound: the
+    first ``_MOST_KEPT_SETS`` characters' sets are kept, later ones made each time."""
+    alphabet = [chr(0x4E00 + i) for i in range(ranking._MOST_KEPT_SETS + 10)]
+    index = FuzzyIndex(["".join(alphabet[:50]), "".join(alphabet[40:])])
+    joined = index._joined or ""
+    for char in alphabet:
+        index._holding_set(joined, char)
+    assert len(index._holding) == ranking._MOST_KEPT_SETS
+    assert list(index._holding) == alphabet[: ranking._MOST_KEPT_SETS]
+    last = alphabet[-1]
+    assert index._holding_set(joined, last) == 0b10
+    assert last not in index._holding
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize(
+    ("texts", "query"),
+    [
+        pytest.param(["abc", "a-b-c", "cba", "abcabc", "xxabc"], "abc", id="greedy-first"),
+        pytest.param(["aXbXc", "ab", "bca"], "abc", id="held-but-out-of-order"),
+        pytest.param(["abc", "ab", "abcd"], "abc", id="exact-match-last-text"),
+        pytest.param(["zz", "abc"], "abc", id="exact-match-at-the-end"),
+        pytest.param(["x_y.z", "x/y z"], "xyz", id="boundaries"),
+        pytest.param(["aab", "aba", "aaab"], "aab", id="repeated-characters"),
+        pytest.param(["", "abc", ""], "abc", id="empty-names-around"),
+    ],
+)
+def test_each_way_scores_as_the_reference(way: str, texts: list[str], query: str) -> None:
+    with scanned(way):
+        assert_same(texts, query)
+
+
 # --------------------------------------------------------------------------- random
 
 NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789._-"
@@ -148,19 +234,23 @@ def random_query(rng: random.Random, names: list[str]) -> str:
     return "".join(rng.choices(NAME_CHARS + "A /\t", k=rng.randint(0, 5)))
 
 
-def test_the_index_equals_the_previous_filter_on_random_names_and_queries() -> None:
+@pytest.mark.parametrize("way", WAYS)
+def test_the_index_equals_the_previous_filter_on_random_names_and_queries(way: str) -> None:
     rng = random.Random(31337)
-    for _ in range(300):
-        names = sorted({random_name(rng) for _ in range(rng.randint(0, 60))})
-        for _ in range(10):
-            assert_same(names, random_query(rng, names))
+    with scanned(way):
+        for _ in range(sized(300)):
+            names = sorted({random_name(rng) for _ in range(rng.randint(0, 60))})
+            for _ in range(10):
+                assert_same(names, random_query(rng, names))
 
 
-def test_the_index_equals_the_previous_filter_on_many_names() -> None:
+@pytest.mark.parametrize("way", WAYS)
+def test_the_index_equals_the_previous_filter_on_many_names(way: str) -> None:
     rng = random.Random(4242)
     names = sorted({random_name(rng) for _ in range(3_000)})
-    for _ in range(sized(200)):
-        assert_same(names, random_query(rng, names))
+    with scanned(way):
+        for _ in range(sized(200)):
+            assert_same(names, random_query(rng, names))
 
 
 TEXT_CHARS = st.sampled_from(
@@ -169,12 +259,16 @@ TEXT_CHARS = st.sampled_from(
 TEXTS = st.lists(TEXT_CHARS, max_size=10).map("".join)
 
 
+@pytest.mark.parametrize("way", WAYS)
 @settings(max_examples=examples(500))
 @given(texts=st.lists(TEXTS, max_size=8), query=TEXTS)
-def test_the_index_equals_the_previous_filter_on_any_text(texts: list[str], query: str) -> None:
+def test_the_index_equals_the_previous_filter_on_any_text(
+    way: str, texts: list[str], query: str
+) -> None:
     """Any texts (uppercase, separators, case-folding surprises, line breaks: the index
     then falls back to text by text) and any query."""
-    assert_same(texts, query)
+    with scanned(way):
+        assert_same(texts, query)
 
 
 @pytest.mark.parametrize(
