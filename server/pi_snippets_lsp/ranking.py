@@ -5,15 +5,16 @@ Pi orders snippet names with this rule, so we must produce the same order: every
 scoring constant and tie-break below mirrors pi-tui, lower score is better, and the
 sort is stable (JavaScript's ``Array.prototype.sort`` is, since ES2019).
 
-``fuzzy_match`` is the rule for one text, written as pi-tui writes it. ``FuzzyIndex``
-applies it to a whole list at once, for the popup on every keystroke: the lowercased
-texts are joined by ``\n`` once, and one compiled pattern per query token,
-``r[^\ne]*+e....*``, finds every matching text from the position pi-tui's greedy scan
-picks for its first character, so only the matching texts are scored (``_token_pattern``).
-Compiling that pattern is a good part of a new query's cost, so a query compiles one, and
-a query of three or more characters whose characters few texts hold all of compiles none:
-those texts (a bit set per character, ``FuzzyIndex._holding``) are followed one by one
-with ``str.find``, the greedy scan itself. Both ways score with ``_score_from``.
+``_score_from`` is the rule for one text (pi-tui's greedy scan and scoring, step for
+step), ``fuzzy_match`` applies it to one text, and ``FuzzyIndex`` to a whole list at
+once, for the popup on every keystroke: the lowercased texts are joined by ``\n`` once,
+and one compiled pattern per query token, ``r[^\ne]*+e....*``, finds every matching text
+from the position pi-tui's greedy scan picks for its first character, so only the
+matching texts are scored (``_token_pattern``). Compiling that pattern is a good part of
+a new query's cost, so a query compiles one, and a query of three or more characters
+whose characters few texts hold all of compiles none: those texts (a bit set per
+character, ``FuzzyIndex._holding``) are followed one by one with ``str.find``, the
+greedy scan itself. Both ways score with ``_score_from``.
 """
 
 from __future__ import annotations
@@ -51,38 +52,64 @@ def _js_trim(text: str) -> str:
     return text.strip(JS_WHITESPACE)
 
 
-def _match_query(query: str, text: str) -> FuzzyMatch:
-    """Greedy in-order match of ``query`` in ``text`` (both lowercased) with Pi's scoring."""
-    if not query:
-        return FuzzyMatch(matches=True, score=0)
-    if len(query) > len(text):
-        return _NO_MATCH
-    query_index = 0
+def _score_from(
+    joined: str, query: str, position: int, line_start: int, line_end: int
+) -> float | None:
+    """pi-tui's score of the text ``joined[line_start:line_end]`` for ``query`` (one or
+    more characters), its first character found at ``position`` (the text's first one);
+    None when the text does not hold the query in order.
+
+    The greedy scan: each next character is the first after the previous. Each matched
+    character at index ``i`` adds ``0.1 * i``, and ``-10`` after a word boundary
+    (whitespace, ``-_./:``, or the text's start); one right after the previous extends a
+    run (``-5`` times the run's length so far), one after a gap adds 2 per skipped
+    character; the whole text equal to the query adds ``-100``. Written step for step as
+    pi-tui computes it, so the floats are equal to the bit (the tests keep pi-tui's own
+    loop as the reference).
+    """
+    find = joined.find
+    boundary_before = _WORD_BOUNDARY_BEFORE
     score = 0.0
-    last_match = -1
+    last = -1
     consecutive = 0
-    for i, char in enumerate(text):
-        if query_index >= len(query):
-            break
-        if char != query[query_index]:
-            continue
-        word_boundary = i == 0 or text[i - 1] in _WORD_BOUNDARY_BEFORE
-        if last_match == i - 1:
+    char_index = 1
+    length = len(query)
+    while True:
+        i = position - line_start
+        if last == i - 1:
             consecutive += 1
             score -= consecutive * 5
         else:
             consecutive = 0
-            if last_match >= 0:
-                score += (i - last_match - 1) * 2
-        if word_boundary:
+            if last >= 0:
+                score += (i - last - 1) * 2
+        if joined[position - 1] in boundary_before:
             score -= 10
         score += i * 0.1
-        last_match = i
-        query_index += 1
-    if query_index < len(query):
-        return _NO_MATCH
-    if query == text:
+        last = i
+        if char_index == length:
+            break
+        position = find(query[char_index], position + 1, line_end)
+        if position == -1:
+            return None
+        char_index += 1
+    if line_end - line_start == length:
         score -= 100
+    return score
+
+
+def _match_query(query: str, text: str) -> FuzzyMatch:
+    """Greedy in-order match of ``query`` in ``text`` (both lowercased) with Pi's scoring:
+    the text alone, scored by ``_score_from`` as the index scores it among the others."""
+    if not query:
+        return FuzzyMatch(matches=True, score=0)
+    # In "\n" + text, a line of its own as in the index's joined texts.
+    position = text.find(query[0]) + 1
+    if position == 0:
+        return _NO_MATCH
+    score = _score_from("\n" + text, query, position, 1, len(text) + 1)
+    if score is None:
+        return _NO_MATCH
     return FuzzyMatch(matches=True, score=score)
 
 
@@ -169,46 +196,6 @@ _COMPILE_COST: Final = 12_000  # pragma: no mutate (a cost estimate; both ways s
 _MOST_KEPT_SETS: Final = 256
 
 
-def _score_from(
-    joined: str, query: str, position: int, line_start: int, line_end: int
-) -> float | None:
-    """pi-tui's score of the text ``joined[line_start:line_end]`` for ``query`` (one or
-    more characters), its first character found at ``position`` (the text's first one):
-    each next character is the first after the previous, as pi-tui's greedy scan takes
-    it; None when one is missing. ``_match_query``'s arithmetic, step for step, so the
-    scores are equal to the bit.
-    """
-    find = joined.find
-    boundary_before = _WORD_BOUNDARY_BEFORE
-    score = 0.0
-    last = -1
-    consecutive = 0
-    char_index = 1
-    length = len(query)
-    while True:
-        i = position - line_start
-        if last == i - 1:
-            consecutive += 1
-            score -= consecutive * 5
-        else:
-            consecutive = 0
-            if last >= 0:
-                score += (i - last - 1) * 2
-        if joined[position - 1] in boundary_before:
-            score -= 10
-        score += i * 0.1
-        last = i
-        if char_index == length:
-            break
-        position = find(query[char_index], position + 1, line_end)
-        if position == -1:
-            return None
-        char_index += 1
-    if line_end - line_start == length:
-        score -= 100
-    return score
-
-
 class Ranked(NamedTuple):
     """A query's result: the best item indices in order, and whether more items
     matched than the limit let through (the popup's ``isIncomplete``)."""
@@ -266,7 +253,7 @@ class FuzzyIndex:
                 return Ranked(list(everything), False)
             return Ranked(list(everything[:limit]), self._count > limit)
         if limit is not None and len(tokens) == 1:
-            ranked = self._rank_from_starts(tokens[0].lower(), limit)
+            ranked = self._rank_from_starts(tokens[0], limit)
             if ranked is not None:
                 return ranked
         totals = self.scores(query)

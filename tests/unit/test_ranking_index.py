@@ -119,7 +119,7 @@ def assert_same(texts: list[str], query: str) -> None:
     assert list(scores) == sorted(scores)  # text order
     ranked = index.rank(query)
     assert ranked.indices == [i for _, i in reference], query
-    assert not ranked.truncated
+    assert ranked.truncated is False  # no limit: nothing left out
     for limit in (0, 1, 3, 20):
         top = index.rank(query, limit)
         assert top.indices == ranked.indices[:limit]
@@ -412,6 +412,18 @@ def test_the_fast_path_declines_when_it_may_not_settle_the_list(
     texts: list[str], query: str, limit: int
 ) -> None:
     assert FuzzyIndex(texts)._rank_from_starts(query, limit) is None
+
+
+def test_the_fast_path_weighs_every_name_starting_with_the_character() -> None:
+    """A name that starts with the query's first character but does not match does not
+    end the pass: the best name may come after it."""
+    texts = [f"xa{i:02d}" for i in range(20)] + ["xz", "xa"]
+    settled = FuzzyIndex(texts)._rank_from_starts("xa", 20)
+    reference = reference_filter(list(range(len(texts))), "xa", texts.__getitem__)
+    assert settled is not None
+    assert settled.indices == [i for _, i in reference][:20]
+    assert settled.indices[0] == 21  # the exact match
+    assert settled.truncated
 
 
 def test_the_names_starting_with_a_character_are_found_once_and_exactly() -> None:
