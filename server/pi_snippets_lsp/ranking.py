@@ -360,8 +360,8 @@ class FuzzyIndex:
         scores = {}
         index = 0
         if len(query) == 1:
-            # The common first keystroke, and the one that matches the most texts: the
-            # loop below with one character, unrolled (same operations, same floats).
+            # The common first keystroke, and the one that matches the most texts:
+            # ``_score_from`` for one character, unrolled (same operations, same floats).
             for match in matches:
                 if match is None:
                     continue
