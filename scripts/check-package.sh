@@ -34,7 +34,11 @@ import zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 for required in (
     "pi_snippets_lsp/__init__.py",
-    "pi_snippets_lsp/server.py",
+    "pi_snippets_lsp/core/__init__.py",
+    "pi_snippets_lsp/settings/__init__.py",
+    "pi_snippets_lsp/wire/__init__.py",
+    "pi_snippets_lsp/lsp/setup.py",
+    "pi_snippets_lsp/lsp/handlers/__init__.py",
     "pi_snippets_lsp/client/__init__.py",
     "pi_snippets_lsp/integrations/__init__.py",
     "pi_snippets_lsp/py.typed",

@@ -2,12 +2,13 @@
 lsprotocol (checked by importing it in a fresh interpreter), except the entry points and
 the packages that talk to other processes or libraries (``client``, ``integrations``).
 
-Prints one dotted name per line (``grammar``, ``features.hover``), for scripts/mutation.sh;
+Prints one dotted name per line (``core.grammar``, ``settings.watch``), for scripts/mutation.sh;
 ``--tests MODULE`` prints the unit test files that module's mutants are run against.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -17,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "server" / "pi_snippets_lsp"
 #: Entry points and adapters to other processes or libraries: tested end to end, not as
 #: plain functions, so mutating them against the unit tests would measure nothing.
-EXCLUDED_PACKAGES = ("client", "integrations")
+EXCLUDED_PACKAGES = ("client", "integrations", "mcp")
 EXCLUDED_MODULES = ("__init__", "__main__", "cli")
 
 
@@ -27,8 +28,19 @@ def candidates() -> list[str]:
         parts = path.relative_to(PACKAGE).with_suffix("").parts
         if parts[0] in EXCLUDED_PACKAGES or parts[-1] in EXCLUDED_MODULES:
             continue
+        if not defines_code(path):
+            continue
         names.append(".".join(parts))
     return names
+
+
+def defines_code(path: Path) -> bool:
+    """Whether a module defines a function or class: one of constants only has no
+    rule for a mutant to break."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(
+        isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in tree.body
+    )
 
 
 def imports_pygls(module: str) -> bool:
@@ -48,20 +60,28 @@ def imports_pygls(module: str) -> bool:
 #: mutant counts as caught only when the tests of the rule it breaks notice.
 TESTS: dict[str, tuple[str, ...]] = {
     "api": ("test_api.py",),
-    "completion": ("test_completion.py", "test_translate.py"),
-    "config": ("test_config.py", "test_settings_files.py"),
-    "documents": ("test_documents.py", "test_documents_blocks.py"),
-    "expansion": ("test_expansion.py", "test_expansion_bounds.py", "test_expansion_reference.py"),
-    "ranking": ("test_ranking.py", "test_ranking_index.py"),
-    "schema": ("test_config.py", "test_schema.py"),
-    "settings_file": ("test_settings_files.py", "test_config.py"),
-    "snippet": ("test_completion.py", "test_protocol.py", "test_snippet.py"),
-    "features.code_actions": ("test_markers.py", "test_code_actions.py"),
-    "features.definition": ("test_markers.py",),
-    "features.edits": ("test_markers.py", "test_save_snippet.py"),
-    "features.hover": ("test_hover.py",),
-    "features.markers": ("test_markers.py",),
-    "features.semantic_tokens": ("test_markers.py",),
+    "core.code_actions": ("test_markers.py", "test_code_actions.py"),
+    "core.completion": ("test_completion.py", "test_translate.py"),
+    "core.config": ("test_config.py", "test_settings_files.py"),
+    "core.documents": ("test_documents.py", "test_documents_blocks.py"),
+    "core.edits": ("test_markers.py", "test_save_snippet.py"),
+    "core.expansion": (
+        "test_expansion.py",
+        "test_expansion_bounds.py",
+        "test_expansion_reference.py",
+    ),
+    "core.hover": ("test_hover.py",),
+    "core.markers": ("test_markers.py",),
+    "core.ranking": ("test_ranking.py", "test_ranking_index.py"),
+    "core.semantic_tokens": ("test_markers.py",),
+    "core.snippet": ("test_completion.py", "test_protocol.py", "test_snippet.py"),
+    "settings.diagnostics": ("test_settings_diagnostics.py",),
+    "settings.files": ("test_settings_files.py", "test_config.py"),
+    "settings.layers": ("test_config.py", "test_settings_files.py"),
+    "settings.locate": ("test_markers.py",),
+    "settings.overlay": ("test_edited_files.py",),
+    "settings.schema": ("test_config.py", "test_schema.py"),
+    "wire.messages": ("test_protocol.py",),
 }
 
 

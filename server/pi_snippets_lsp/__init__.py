@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .api import (
+from pi_snippets_lsp.api import (
     Config,
     Expansion,
     Snippet,
@@ -21,12 +21,13 @@ from .api import (
     expand,
     load_config,
 )
+from pi_snippets_lsp.wire.version import VERSION
 
-#: The package version: the one place it is written (pyproject.toml reads it from here).
-__version__ = "0.2.0"
+#: The package version (written once, in ``wire.version``).
+__version__ = VERSION
 
 if TYPE_CHECKING:
-    from .client import (
+    from pi_snippets_lsp.client import (
         ServerExitedError,
         ServerUnavailableError,
         SnippetsClient,

@@ -30,15 +30,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Final
 
-from . import config as _config
-from .completion import Suggestion, Suggestions, suggest
-from .config import Config
-from .expansion import Expansion
-from .expansion import expand as _expand
-from .snippet import Snippet
+from pi_snippets_lsp.core.completion import Suggestion, Suggestions, suggest
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.expansion import Expansion
+from pi_snippets_lsp.core.expansion import expand as _expand
+from pi_snippets_lsp.core.snippet import Snippet
+from pi_snippets_lsp.settings.layers import OPTIONS_SOURCE, load_request
+from pi_snippets_lsp.settings.layers import load_config as load_request_config
 
 __all__ = [
     "OPTIONS_SOURCE",
@@ -51,9 +50,6 @@ __all__ = [
     "expand",
     "load_config",
 ]
-
-#: The ``source`` of snippets defined by ``load_config(options=...)``.
-OPTIONS_SOURCE: Final = "options"
 
 
 def load_config(
@@ -82,38 +78,10 @@ def load_config(
     the text of the server's one ``window/showMessage``). A missing file at the default
     location is no problem; a ``settings`` file that does not exist is one.
     """
-    return _config.load_config(
+    return load_request_config(
         load_request(
             settings=settings, project=project, trust_project=trust_project, options=options
         )
-    )
-
-
-def load_request(
-    *,
-    settings: str | os.PathLike[str] | None = None,
-    project: str | os.PathLike[str] | None = None,
-    trust_project: bool = False,
-    options: Mapping[str, object] | None = None,
-) -> _config.LoadRequest:
-    """Where ``load_config`` reads from, for the same arguments (see ``load_config``).
-
-    For callers that load repeatedly and want the server's reload behaviour: pass the
-    request to ``config.load_config`` with one ``SettingsFiles`` kept across loads, so a
-    half-written save keeps the file's last good content, and watch ``request.files``.
-    """
-    layers: list[_config.Layer] = []
-    if options is not None:
-        layer = _config.client_layer(OPTIONS_SOURCE, _config.plain_json(options))
-        if layer is not None:
-            layers.append(layer)
-    folder = Path(os.path.normpath(os.fspath(project))) if project is not None else None
-    return _config.LoadRequest(
-        user_file=_config.user_settings_path(override=settings),
-        user_file_required=settings is not None,
-        project_folder=folder,
-        trust_project=trust_project,
-        client_layers=layers,
     )
 
 

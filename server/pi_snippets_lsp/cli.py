@@ -17,14 +17,14 @@ from pathlib import Path
 
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 
-from . import __version__
-from .api import load_config
-from .config import Config
-from .expansion import Expansion, expand
-from .schema import settings_json_schema
-from .session import ServerOptions
-from .snippet import preview
-from .transport import Daemon, serve_stdio
+from pi_snippets_lsp.api import load_config
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.expansion import Expansion, expand
+from pi_snippets_lsp.core.snippet import preview
+from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.transport import Daemon, serve_stdio
+from pi_snippets_lsp.settings.schema import settings_json_schema
+from pi_snippets_lsp.wire.version import VERSION
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="pi-snippets-lsp",
         description="Language server for Pi's %name prompt snippets (pi-simple-snippets).",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     parser.add_argument("--log-file", metavar="FILE", help="write the log to FILE")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     transport = parser.add_mutually_exclusive_group()

@@ -105,7 +105,7 @@ import json, sys, sysconfig
 libs, tag = sys.argv[1], sys.argv[2]
 before = list(sys.path)
 sys.path[0:0] = [libs + "/" + tag, libs + "/common"]
-import pi_snippets_lsp, pi_snippets_lsp.cli, pi_snippets_lsp.server
+import pi_snippets_lsp, pi_snippets_lsp.cli, pi_snippets_lsp.lsp.server
 import pygls.lsp.server, lsprotocol.types, pydantic, pydantic_core, regex
 stdlib = {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
 outside = sorted(

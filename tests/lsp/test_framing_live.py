@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_snippets_lsp.framing import encode, frame
+from pi_snippets_lsp.wire.framing import encode, frame
 
 from .raw import RawServer, write_settings
 

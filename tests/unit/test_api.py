@@ -16,10 +16,11 @@ import pytest
 
 from pi_snippets_lsp import api
 from pi_snippets_lsp.api import OPTIONS_SOURCE, complete, expand, load_config, load_request
-from pi_snippets_lsp.completion import suggest
-from pi_snippets_lsp.config import Config, Layer, LoadRequest
-from pi_snippets_lsp.expansion import expand as core_expand
-from pi_snippets_lsp.snippet import Snippet
+from pi_snippets_lsp.core.completion import suggest
+from pi_snippets_lsp.core.config import Config, Layer
+from pi_snippets_lsp.core.expansion import expand as core_expand
+from pi_snippets_lsp.core.snippet import Snippet
+from pi_snippets_lsp.settings.layers import LoadRequest
 
 
 def write(path: Path, namespace: object) -> Path:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_snippets_lsp.features.code_actions import (
+from pi_snippets_lsp.core.code_actions import (
     EXPAND_KIND,
     EXPAND_TITLE,
     SAVE_COMMAND,
@@ -19,8 +19,8 @@ from pi_snippets_lsp.features.code_actions import (
     expansion_edits,
     prompt_actions,
 )
-from pi_snippets_lsp.features.edits import TextEdit
-from pi_snippets_lsp.grammar import JS_WHITESPACE
+from pi_snippets_lsp.core.edits import TextEdit
+from pi_snippets_lsp.core.grammar import JS_WHITESPACE
 
 SNIPPETS = {"a": "AAA", "b": "BBB"}
 

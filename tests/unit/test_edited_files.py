@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_snippets_lsp.edited_files import (
+from pi_snippets_lsp.settings.overlay import (
     MAX_TEXT_BYTES,
     EditedFiles,
     EditedSettingsFiles,
@@ -157,7 +157,7 @@ def test_the_log_says_when_an_edited_file_is_read_from_disk_again(
     edited = EditedFiles()
     edited.put(path, EDITED)
     os.utime(path, ns=(1, 1))
-    with caplog.at_level(logging.INFO, logger="pi_snippets_lsp.edited_files"):
+    with caplog.at_level(logging.INFO, logger="pi_snippets_lsp.settings.overlay"):
         assert edited.text(path) is None
     assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
         (logging.INFO, f"{path} changed on disk; reading it from disk again")
@@ -173,7 +173,7 @@ def test_an_edited_text_that_does_not_parse_is_logged_with_why(
     path.write_text("{}")
     files = EditedSettingsFiles()
     files.edited.put(path, "{")
-    with caplog.at_level(logging.ERROR, logger="pi_snippets_lsp.edited_files"):
+    with caplog.at_level(logging.ERROR, logger="pi_snippets_lsp.settings.overlay"):
         assert files.read(path) == ({}, None)
     (record,) = caplog.records
     assert record.getMessage() == f"the edited text of {path} does not parse; reading the disk"

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pi_snippets_lsp.framing import (
+from pi_snippets_lsp.wire.framing import (
     INVALID_REQUEST,
     MAX_HEADER,
     PARSE_ERROR,

@@ -1,15 +1,21 @@
-"""The package's layering rules (CONTRIBUTING.md, "The package"), checked on the code.
+"""The package's layers, derived from its folders (CONTRIBUTING.md, "The package").
 
-The core modules are plain Python: they import nothing from pygls or lsprotocol, so they
-are tested as tables and can be reused anywhere. The server never imports the
-out-of-process client: the server process must not load its threads and sockets.
+Each folder of ``server/pi_snippets_lsp/`` is a layer with one rule: which other layers
+and which outside libraries its modules may import. The rules are checked on the
+source (every import statement, those under ``TYPE_CHECKING`` and inside functions
+included) and, for what a process loads, by importing in a fresh interpreter. A new
+folder fails here until it is given its rule; a module may not sit at the top unless
+it is an entry point.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -17,33 +23,114 @@ import pytest
 import pi_snippets_lsp
 
 PACKAGE = Path(pi_snippets_lsp.__file__).parent
-CORE = [
-    "api",
-    "completion",
-    "config",
-    "documents",
-    "edited_files",
-    "expansion",
-    "features.code_actions",
-    "features.definition",
-    "features.edits",
-    "features.hover",
-    "features.markers",
-    "features.save_snippet",
-    "features.semantic_tokens",
-    "features.settings_diagnostics",
-    "framing",
-    "grammar",
-    "jsontree",
-    "options",
-    "protocol",
-    "ranking",
-    "schema",
-    "session",
-    "settings_file",
-    "snippet",
-    "watch",
-]
+NAME = "pi_snippets_lsp"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What the modules of one folder may import, beside their own folder and the
+    standard library: these layers of the package, these outside libraries."""
+
+    layers: frozenset[str]
+    libraries: frozenset[str]
+
+
+def rule(layers: str = "", libraries: str = "") -> Rule:
+    return Rule(frozenset(layers.split()), frozenset(libraries.split()))
+
+
+#: One rule per folder, lowest layer first.
+RULES: dict[str, Rule] = {
+    "core": rule(libraries="regex"),
+    "settings": rule("core", "regex"),
+    "wire": rule("core", "pydantic"),
+    "lsp": rule("core settings wire", "pygls lsprotocol attrs cattrs pydantic websockets"),
+    "mcp": rule("core settings wire", "mcp pydantic anyio"),
+    "client": rule("core settings wire", "pydantic"),
+    "integrations": rule("core settings wire client", "prompt_toolkit llm click"),
+}
+#: The modules at the top: entry points, which may import any layer.
+ENTRY_POINTS = frozenset({"__init__", "__main__", "cli", "api"})
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join((NAME, *parts))
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in RULES) else ""
+
+
+@cache
+def imports_of(module: str) -> frozenset[str]:
+    """Every module ``module``'s source names in an import, resolved to absolute names
+    (``from pkg import sub`` counts as ``pkg.sub`` when that is a module)."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in MODULES)
+    return frozenset(found)
+
+
+def test_every_folder_has_a_rule_and_every_top_module_is_an_entry_point() -> None:
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    tops = {p.stem for p in PACKAGE.glob("*.py")}
+    assert folders - set(RULES) == set()
+    assert tops == ENTRY_POINTS
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer_of(m)))
+def test_a_module_imports_only_from_the_layers_below_it(module: str) -> None:
+    own = layer_of(module)
+    allowed = RULES[own]
+    wrong = []
+    for name in sorted(imports_of(module)):
+        root = name.split(".")[0]
+        if root == NAME:
+            target = layer_of(name)
+            if target != own and target not in allowed.layers:
+                wrong.append(name)
+        elif root not in sys.stdlib_module_names and root not in allowed.libraries:
+            wrong.append(name)
+    assert wrong == []
+
+
+def test_no_import_circle() -> None:
+    graph = {m: {i for i in imports_of(m) if i in MODULES and i != m} for m in MODULES}
+    # A package's __init__ runs before any of its modules: importing a module imports
+    # its parents, which is no circle of the code's own making.
+    circles = []
+    state: dict[str, int] = {}
+
+    def visit(module: str, trail: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                circles.append([*trail[trail.index(target) :], target])
+            elif target not in state:
+                visit(target, [*trail, target])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert circles == []
 
 
 def imported_after(statement: str) -> set[str]:
@@ -54,21 +141,22 @@ def imported_after(statement: str) -> set[str]:
     return set(json.loads(out))
 
 
-@pytest.mark.parametrize("module", CORE)
-def test_core_modules_import_nothing_from_pygls_or_lsprotocol(module: str) -> None:
-    modules = imported_after(f"import pi_snippets_lsp.{module}")
-    assert not {m for m in modules if m.split(".")[0] in {"pygls", "lsprotocol"}}
+@pytest.mark.parametrize("layer", ["core", "settings", "wire"])
+def test_the_lower_layers_load_no_protocol_library(layer: str) -> None:
+    modules = [m for m in MODULES if layer_of(m) == layer]
+    loaded = imported_after("; ".join(f"import {m}" for m in modules))
+    assert not {m for m in loaded if m.split(".")[0] in {"pygls", "lsprotocol", "mcp"}}
 
 
-def test_the_server_never_imports_the_client() -> None:
-    modules = imported_after("import pi_snippets_lsp.cli, pi_snippets_lsp.server")
-    assert "pi_snippets_lsp.server" in modules
-    assert not {m for m in modules if m.startswith("pi_snippets_lsp.client")}
-
-
-def test_the_server_never_imports_the_integrations() -> None:
-    modules = imported_after("import pi_snippets_lsp.cli, pi_snippets_lsp.server")
-    assert not {m for m in modules if m.startswith("pi_snippets_lsp.integrations")}
+def test_the_lsp_server_loads_neither_client_nor_integrations_nor_mcp() -> None:
+    modules = imported_after("import pi_snippets_lsp.cli, pi_snippets_lsp.lsp.setup")
+    assert "pi_snippets_lsp.lsp.server" in modules
+    assert not {
+        m
+        for m in modules
+        if m.startswith(("pi_snippets_lsp.client", "pi_snippets_lsp.integrations"))
+        or m.split(".")[0] == "mcp"
+    }
 
 
 def test_integration_backends_need_no_optional_library() -> None:
@@ -79,6 +167,7 @@ def test_integration_backends_need_no_optional_library() -> None:
 
 
 def test_the_client_is_imported_on_first_use_of_its_names() -> None:
+    assert "pi_snippets_lsp.client" not in imported_after("import pi_snippets_lsp")
     modules = imported_after("import pi_snippets_lsp; pi_snippets_lsp.SnippetsClient")
     assert "pi_snippets_lsp.client" in modules
 

@@ -12,7 +12,7 @@ from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.protocol import default_converter
 from pytest_lsp import client_capabilities
 
-from pi_snippets_lsp.options import (
+from pi_snippets_lsp.lsp.options import (
     DEFAULT_POLL_INTERVAL,
     ClientFeatures,
     InitializationOptions,

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_snippets_lsp.config import Config
-from pi_snippets_lsp.options import ClientFeatures
-from pi_snippets_lsp.session import (
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.lsp.options import ClientFeatures
+from pi_snippets_lsp.lsp.session import (
     PROJECT_GLOB,
     ServerOptions,
     Session,
@@ -827,7 +827,7 @@ async def test_each_generation_is_logged_with_its_counts(
 ) -> None:
     write(user_file, {"snippets": {"a": "b", "c": "d", "Bad": "x"}})
     session = make_session(user_file, FakeLink())
-    with caplog.at_level("INFO", logger="pi_snippets_lsp.session"):
+    with caplog.at_level("INFO", logger="pi_snippets_lsp.lsp.session"):
         await session.reload()
     assert "generation 1: 2 snippet(s), 1 warning(s)" in caplog.messages
 
@@ -851,7 +851,7 @@ async def test_a_change_on_disk_is_logged(
     user_file: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     session = make_session(user_file, FakeLink())
-    with caplog.at_level("INFO", logger="pi_snippets_lsp.session"):
+    with caplog.at_level("INFO", logger="pi_snippets_lsp.lsp.session"):
         await session.watcher.on_change()
     assert caplog.messages[0] == "settings file changed on disk; reloading"
 

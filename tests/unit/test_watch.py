@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_snippets_lsp import watch
-from pi_snippets_lsp.watch import SettingsWatcher, stamp, take_stamps
+from pi_snippets_lsp.settings import watch
+from pi_snippets_lsp.settings.watch import SettingsWatcher, stamp, take_stamps
 
 
 def test_a_stamp_changes_with_the_content_and_is_none_without_a_file(tmp_path: Path) -> None:
@@ -235,7 +235,7 @@ async def test_a_failing_reload_is_logged_with_its_traceback(
 
     watcher = SettingsWatcher(files=lambda: [path], on_change=on_change, interval=0.001)
     watcher.seen(take_stamps([path]))
-    with caplog.at_level(logging.ERROR, logger="pi_snippets_lsp.watch"):
+    with caplog.at_level(logging.ERROR, logger="pi_snippets_lsp.settings.watch"):
         watcher.start()
         try:
             path.write_text("{}")

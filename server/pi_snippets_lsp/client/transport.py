@@ -1,6 +1,6 @@
 """JSON-RPC over one byte-stream pair, safe to use from many threads at once.
 
-A reader thread decodes frames (``pi_snippets_lsp.framing``) and hands each response to
+A reader thread decodes frames (``pi_snippets_lsp.wire.framing``) and hands each response to
 the caller waiting for its id; a writer thread sends messages in the order they were
 queued. Requests from the server are answered at once through ``answer`` so the server
 never waits on us; notifications go to the callbacks registered for their method.
@@ -18,8 +18,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
-from ..framing import FramingError, MessageReader, encode
-from .errors import (
+from pi_snippets_lsp.client.errors import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
     ServerExitedError,
@@ -27,6 +26,7 @@ from .errors import (
     SnippetsError,
     SnippetsTimeoutError,
 )
+from pi_snippets_lsp.wire.framing import FramingError, MessageReader, encode
 
 log = logging.getLogger(__name__)
 

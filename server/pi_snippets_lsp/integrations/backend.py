@@ -24,12 +24,13 @@ import threading
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
-from .. import config as _config
-from ..api import complete, expand, load_request
-from ..client import SnippetsClient, SnippetsClientError
-from ..completion import Suggestions
-from ..config import Config, SettingsFiles
-from ..watch import Stamps, take_stamps
+from pi_snippets_lsp.client import SnippetsClient, SnippetsClientError
+from pi_snippets_lsp.core.completion import Suggestions, suggest
+from pi_snippets_lsp.core.config import EMPTY_CONFIG, Config
+from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.settings.layers import SettingsFiles, load_request
+from pi_snippets_lsp.settings.layers import load_config as load_request_config
+from pi_snippets_lsp.settings.watch import Stamps, take_stamps
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ class InProcessBackend:
         self._files = SettingsFiles()
         self._lock = threading.Lock()
         self._stamps: Stamps | None = None
-        self._config = _config.EMPTY_CONFIG
+        self._config = EMPTY_CONFIG
         #: How many times the configuration was read (the first read included).
         self.loads = 0
 
@@ -86,16 +87,16 @@ class InProcessBackend:
         with self._lock:
             stamps = take_stamps(self.request.files)
             if stamps != self._stamps:
-                self._config = _config.load_config(self.request, self._files)
+                self._config = load_request_config(self.request, self._files)
                 self._stamps = stamps
                 self.loads += 1
             return self._config
 
     def complete(self, text_before_cursor: str) -> Suggestions | None:
-        return complete(text_before_cursor, self.config)
+        return suggest(text_before_cursor, self.config)
 
     def expand(self, text: str) -> str:
-        return expand(text, self.config).text
+        return expand(text, self.config.values).text
 
     def warnings(self) -> tuple[str, ...]:
         return self.config.warnings

@@ -37,12 +37,13 @@ from typing import Any, Final
 import click
 import llm
 
-from .. import config as _config
-from ..api import expand, load_request
-from ..config import MESSAGE_PREFIX, Config, LoadRequest
-from ..grammar import TRIGGER
-from ..ranking import fuzzy_filter
-from ..snippet import Snippet
+from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config
+from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.core.grammar import TRIGGER
+from pi_snippets_lsp.core.ranking import fuzzy_filter
+from pi_snippets_lsp.core.snippet import Snippet
+from pi_snippets_lsp.settings.layers import LoadRequest, load_request
+from pi_snippets_lsp.settings.layers import load_config as load_request_config
 
 __all__ = [
     "PREFIX",
@@ -99,7 +100,7 @@ def load(
     request = load_request(
         settings=settings, project=Path.cwd(), trust_project=trust_project or trusted_by_env()
     )
-    return _config.load_config(request), request
+    return load_request_config(request), request
 
 
 def report_warnings(config: Config) -> None:
@@ -262,7 +263,7 @@ def expand_command(text: str | None, settings: str | None, trust_project: bool) 
     config = _load_for_command(settings, trust_project)
     if text is None:
         text = sys.stdin.read()
-    result = expand(text, config).text
+    result = expand(text, config.values).text
     click.echo(result, nl=not result.endswith("\n"))
 
 

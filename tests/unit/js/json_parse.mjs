@@ -1,4 +1,4 @@
-// JavaScript's own JSON.parse, as the reference for pi_snippets_lsp.jsontree.
+// JavaScript's own JSON.parse, as the reference for pi_snippets_lsp.settings.jsontree.
 //
 // Reads one JSON array of strings on stdin. Writes one JSON array, one entry per text:
 //   {"ok": true}                                        JSON.parse accepted it

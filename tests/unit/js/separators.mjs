@@ -9,7 +9,7 @@
 //
 // The separator source is copied from pi-tui (cjkBreakRegex, cjkPunctuationRegex,
 // autocompleteSeparatorRegex); tests/unit/test_grammar.py compares this output with
-// pi_snippets_lsp.grammar.is_separator.
+// pi_snippets_lsp.core.grammar.is_separator.
 
 const CJK_BREAK =
   "[\\p{Script_Extensions=Han}\\p{Script_Extensions=Hiragana}" +

@@ -1,0 +1,123 @@
+"""The completion model: what the popup lists for the text before the cursor.
+
+Rules: docs/grammar.md ("The completion token", "Ranking"); docs/lsp.md, "Completion". Plain data
+only; the server turns it into LSP items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.grammar import TRIGGER, find_token
+from pi_snippets_lsp.core.snippet import Snippet, normalize_newlines, preview
+
+MAX_ITEMS: Final = 20
+
+
+def insert_text(snippet: Snippet, expand_on_completion: bool) -> str:
+    """What accepting ``snippet`` puts into the editor: its marker, or its text."""
+    if expand_on_completion:
+        return normalize_newlines(snippet.value)
+    return TRIGGER + snippet.name
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """One popup entry: a snippet, where Pi ranks it, and what accepting it inserts.
+
+    The same value serves the server (which turns it into an LSP ``CompletionItem``), the
+    in-process API and the out-of-process client, so all three describe an entry alike.
+    """
+
+    name: str
+    #: The whole snippet text, shown literally as the item's documentation.
+    value: str
+    #: The settings file (or client layer) that defined the snippet.
+    source: str
+    #: Pi's order: 0 is listed first.
+    rank: int
+    #: The one-line preview (see ``preview``).
+    preview: str
+    #: What accepting inserts: ``%name``, or with ``expandOnCompletion`` the text.
+    insert_text: str
+
+    @property
+    def label(self) -> str:
+        """``%name``: the label and the filter text of the item."""
+        return TRIGGER + self.name
+
+    @property
+    def sort_text(self) -> str:
+        """The LSP ``sortText``: the zero-padded rank, so clients keep Pi's order."""
+        return f"{self.rank:04d}"
+
+    @property
+    def accept_summary(self) -> str:
+        """What accepting does, in a few words (the LSP ``detail``).
+
+        The row already shows the preview and the documentation the whole text, so this
+        says only what lands in the prompt: the marker, or the text and how many lines
+        it has (``Inserts %review``, ``Inserts the text (3 lines)``). Lines are counted
+        the LSP way; ``insert_text`` has only ``\n`` line breaks.
+        """
+        if self.insert_text == self.label:
+            return f"Inserts {self.label}"
+        lines = self.insert_text.count("\n") + 1
+        return f"Inserts the text ({lines} line{'' if lines == 1 else 's'})"
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestions:
+    """The popup for the snippet token that ends the text before the cursor.
+
+    Accepting an item replaces ``text_before_cursor[replace_start:replace_end]`` (from the
+    ``%`` to the cursor, code-point indices; text after the cursor stays) with its
+    ``insert_text``. ``is_incomplete``: more names matched than the ``MAX_ITEMS`` listed.
+    No ``items`` means a snippet token that matches nothing: show nothing, and let no
+    other source fill in.
+    """
+
+    items: tuple[Suggestion, ...]
+    is_incomplete: bool
+    replace_start: int
+    replace_end: int
+    #: What follows the ``%`` (possibly empty).
+    query: str
+
+
+def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
+    """What ``textDocument/completion`` answers for the text before the cursor.
+
+    None while no usable snippet is configured (the static provider's ``null``: Pi
+    registers no completion provider then, so nothing of ours may show) or when the
+    cursor is not in a snippet token (other completion sources answer); an empty,
+    complete list when it is one but nothing matches (nothing falls through). Only the
+    last line of ``text_before_cursor`` matters: a token never spans lines.
+    """
+    if not config.snippets:
+        return None
+    token = find_token(text_before_cursor)
+    if token is None:
+        return None
+    ranked = config.name_index.rank(token.query, MAX_ITEMS)
+    matched = [config.snippets[index] for index in ranked.indices]
+    items = tuple(
+        Suggestion(
+            name=snippet.name,
+            value=snippet.value,
+            source=snippet.source,
+            rank=rank,
+            preview=preview(snippet.value),
+            insert_text=insert_text(snippet, config.expand_on_completion),
+        )
+        for rank, snippet in enumerate(matched)
+    )
+    return Suggestions(
+        items=items,
+        is_incomplete=ranked.truncated,
+        replace_start=token.start,
+        replace_end=len(text_before_cursor),
+        query=token.query,
+    )

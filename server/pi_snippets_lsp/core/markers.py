@@ -1,0 +1,99 @@
+"""The markers of a prompt: where submission would replace something, and with what.
+
+docs/lsp.md, "Markers in the editor"; docs/grammar.md for the rules.
+
+A *marker* here is a span that ``snippets/expand`` would replace: a ``%name`` naming a
+configured snippet at a boundary, or an escape ``%%name`` (which becomes the literal
+``%name``). Every editor feature that points at markers (hover, definition, semantic
+tokens, "Expand snippet markers") takes them from this module, and this module takes
+them from :func:`..expansion.expand` itself, so what the editor shows and what submission
+does agree by construction: ``x%name``, ``%Name`` and unknown names are not markers, and
+with no snippet configured nothing is (not even ``%%name``, which submission then leaves
+alone).
+
+Only the lines concerned are expanded. That gives the same spans as expanding the whole
+text: a marker never spans a line break, and the start of a line is a boundary exactly as
+the start of the text is (every LSP line break is JavaScript whitespace).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.core.grammar import TRIGGER
+
+_ESCAPE: Final = TRIGGER + TRIGGER
+_LINE_BREAKS: Final = "\r\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """``text[start:end]`` (code points): ``%name`` or ``%%name``, and what it becomes."""
+
+    start: int
+    end: int
+    name: str
+    #: ``%%name``: submission sends the literal ``%name``.
+    escape: bool
+    #: What submission puts in its place: the snippet's text, or ``%name`` for an escape.
+    new_text: str
+
+    @property
+    def source_text(self) -> str:
+        """The marker as typed."""
+        return (_ESCAPE if self.escape else TRIGGER) + self.name
+
+    @property
+    def changes(self) -> bool:
+        """Whether expanding it changes the text (a snippet may be its own marker)."""
+        return self.new_text != self.source_text
+
+
+def markers(
+    text: str, snippets: Mapping[str, str], start: int = 0, end: int | None = None
+) -> list[Marker]:
+    """The markers of ``text`` in ``start``..``end`` (code points), in text order.
+
+    A marker is in a range when they share a character, so a selection that cuts a marker
+    takes the whole marker (it is replaced whole or not at all). An empty range is a
+    cursor: it is on a marker when it is at its start, inside it, or right after it (where
+    the cursor is after typing it). The whole text by default.
+    """
+    end = len(text) if end is None else end
+    first = _line_start(text, start)
+    last = _line_end(text, max(start, end))
+    found = []
+    for replacement in expand(text[first:last], snippets).replacements:
+        a, b = first + replacement.start, first + replacement.end
+        if not (a <= start <= b if start == end else a < end and b > start):
+            continue
+        typed = text[a:b]
+        escape = typed.startswith(_ESCAPE)
+        name = typed[len(_ESCAPE) :] if escape else typed[len(TRIGGER) :]
+        found.append(Marker(a, b, name, escape, replacement.new_text))
+    return found
+
+
+def marker_at(text: str, offset: int, snippets: Mapping[str, str]) -> Marker | None:
+    """The marker under a cursor at ``offset`` (see :func:`markers`), or None.
+
+    Two markers never meet (a boundary character separates them), so there is at most one.
+    """
+    found = markers(text, snippets, offset, offset)
+    return found[0] if found else None
+
+
+def _line_start(text: str, offset: int) -> int:
+    offset = max(0, min(offset, len(text)))
+    # Searching from None or 1 instead of 0 finds the same line (mutants equivalent).
+    lf, cr = text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)  # pragma: no mutate
+    return max(lf, cr) + 1
+
+
+def _line_end(text: str, offset: int) -> int:
+    offset = max(0, min(offset, len(text)))
+    ends = [i for i in (text.find("\n", offset), text.find("\r", offset)) if i >= 0]
+    return min(ends) if ends else len(text)

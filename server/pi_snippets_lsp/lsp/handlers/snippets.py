@@ -1,0 +1,43 @@
+"""The custom requests ``snippets/expand``, ``snippets/list`` and ``snippets/reload``
+(docs/lsp.md, "Custom requests"): their params checked by ``wire.messages``, every
+answer after the first load (and its ``snippets/didLoad``), so a frontend sees them in
+the order it sent them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.lsp.handlers.common import params_of
+from pi_snippets_lsp.lsp.server import SnippetsServer
+from pi_snippets_lsp.wire.messages import (
+    EXPAND,
+    LIST,
+    RELOAD,
+    ExpandParams,
+    ListParams,
+    SnippetsListing,
+)
+
+
+def register(server: SnippetsServer) -> None:
+    @server.feature(EXPAND)
+    async def snippets_expand(ls: SnippetsServer, params: object) -> dict[str, Any]:
+        await ls.session.ensure_loaded()
+        request = params_of(ExpandParams, params, EXPAND)
+        config = await ls.session.loaded_config_for(request.uri)
+        result = expand(request.text, config.values)
+        return {"text": result.text, "changed": result.changed}
+
+    @server.feature(LIST)
+    async def snippets_list(ls: SnippetsServer, params: object) -> dict[str, Any]:
+        await ls.session.ensure_loaded()
+        request = params_of(ListParams, params, LIST)
+        return SnippetsListing.of(await ls.session.loaded_config_for(request.uri)).to_json()
+
+    @server.feature(RELOAD)
+    async def snippets_reload(ls: SnippetsServer, params: object) -> dict[str, Any]:
+        await ls.session.ensure_loaded()
+        request = params_of(ListParams, params, RELOAD)
+        await ls.session.reload()
+        return SnippetsListing.of(ls.session.config_for(request.uri)).to_json()

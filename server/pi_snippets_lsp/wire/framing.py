@@ -1,0 +1,284 @@
+"""LSP base-protocol framing: ``Content-Length`` headers around JSON bodies.
+
+docs/lsp.md, "Framing". Standard library only, shared by the server's reader, the
+out-of-process client and the tests that frame by hand, so there is one reading of the
+rules:
+
+- A message is a header block (lines ending in ``\\r\\n``; a bare ``\\n`` is accepted),
+  an empty line, then exactly ``Content-Length`` bytes of body.
+- Header names are case-insensitive (RFC 7230, which the LSP base protocol follows);
+  headers other than ``Content-Length`` (``Content-Type``) are ignored.
+- A header block without a valid ``Content-Length`` (missing, negative, not a number,
+  over ``MAX_BODY``), or a header line longer than ``MAX_HEADER``, is a ``Problem``:
+  the decoder reports it and resynchronizes at the next ``Content-Length`` header it
+  finds, so a broken frame never wedges the stream and never buffers without limit.
+- A body must be one JSON-RPC 2.0 message (``parse_message``): a JSON object, with an
+  ``id`` that is an integer or a string. What is not is a ``Rejection``, answered with
+  -32700 (not UTF-8 JSON) or -32600 (a batch, which LSP does not have; not an object;
+  a bad ``id``, ``method`` or ``jsonrpc``), ``id: null`` when the id is unusable.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import IO, Any, Final
+
+from pi_snippets_lsp.wire.errors import INVALID_REQUEST, PARSE_ERROR
+
+#: The largest body accepted (bytes). A bigger ``Content-Length`` is a problem, not an
+#: allocation: a client cannot make the server buffer a petabyte.
+MAX_BODY: Final = 64 * 1024 * 1024
+#: The longest header block accepted (bytes).
+MAX_HEADER: Final = 8 * 1024
+
+_CONTENT_LENGTH: Final = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
+_DIGITS: Final = re.compile(rb"[0-9]+")
+#: The empty line that ends a header block: CRLF CRLF, or a bare LF LF. The leftmost
+#: of the two wins (at one position only one of them can start).
+_BLANK_LINE: Final = re.compile(rb"\r\n\r\n|\n\n")
+
+
+#: JSON-RPC error codes of a body that is not a message.
+
+
+class FramingError(ValueError):
+    """A stream that cannot be read as LSP frames (raised by ``read_message``)."""
+
+
+def frame(body: bytes) -> bytes:
+    """A body behind its ``Content-Length`` header."""
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """One message as a frame: compact UTF-8 JSON behind its ``Content-Length``."""
+    return frame(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A header block that could not be used; the decoder skipped it."""
+
+    message: str
+
+
+class FrameDecoder:
+    """Incremental decoder: ``feed`` bytes as they arrive, iterate ``frames()``.
+
+    ``frames()`` yields each complete body (``bytes``) and each ``Problem`` in stream
+    order, and stops when it needs more bytes. Memory stays bounded by ``MAX_HEADER``
+    plus the body being read (at most ``max_body``).
+    """
+
+    def __init__(self, max_body: int = MAX_BODY, max_header: int = MAX_HEADER) -> None:
+        self.max_body = max_body
+        self.max_header = max_header
+        self._buffer = bytearray()
+        self._length: int | None = None
+        self._resync = False
+
+    @property
+    def pending(self) -> int:
+        """Bytes received and not yet part of a yielded frame."""
+        return len(self._buffer)
+
+    def feed(self, data: bytes) -> None:
+        self._buffer += data
+
+    def frames(self) -> Iterator[bytes | Problem]:
+        while True:
+            if self._length is not None:
+                if len(self._buffer) < self._length:
+                    return
+                body = bytes(self._buffer[: self._length])
+                del self._buffer[: self._length]
+                self._length = None
+                yield body
+                continue
+            if self._resync and not self._skip_to_next_header():
+                return
+            header = self._read_header_block()
+            if header is None:
+                return
+            if isinstance(header, Problem):
+                self._resync = True
+                yield header
+            else:
+                self._length = header
+
+    def _skip_to_next_header(self) -> bool:
+        """Drop bytes up to the next ``Content-Length`` header; False: none yet."""
+        match = _CONTENT_LENGTH.search(self._buffer)
+        if match is None:
+            # Keep a tail that may be the start of a header split across reads.
+            keep = len(b"content-length") + 16
+            if len(self._buffer) > keep:
+                del self._buffer[:-keep]
+            return False
+        del self._buffer[: match.start()]
+        self._resync = False
+        return True
+
+    def _read_header_block(self) -> int | Problem | None:
+        """Consume one header block: the body's length, a ``Problem``, or None when the
+        block is not complete yet."""
+        # Blank lines between messages are tolerated (a CRLF goes as CR, then LF).
+        while self._buffer[:2] == b"\r\n" or self._buffer[:1] == b"\n":
+            del self._buffer[:1]
+        blank = _BLANK_LINE.search(self._buffer)
+        if blank is None and len(self._buffer) <= self.max_header:
+            return None
+        if blank is None or blank.start() > self.max_header:
+            # Drop one byte only: a valid header may start inside what was buffered, and
+            # resynchronizing from the next byte finds it.
+            del self._buffer[:1]
+            return Problem(f"header block longer than {self.max_header} bytes")
+        block = bytes(self._buffer[: blank.start()])
+        length = _content_length(block, self.max_body)
+        # A bad block loses its first byte only: garbage glued to the front of a valid
+        # header ("xyzContent-Length: 5") leaves that header to be found by the resync.
+        del self._buffer[: 1 if isinstance(length, Problem) else blank.end()]
+        return length
+
+
+def _content_length(block: bytes, max_body: int) -> int | Problem:
+    length: int | None = None
+    for raw_line in block.split(b"\n"):
+        line = raw_line.rstrip(b"\r")
+        name, sep, value = line.partition(b":")
+        if not sep:
+            return Problem(f"malformed header line {_show(line)}")
+        if name.strip().lower() != b"content-length":
+            continue
+        value = value.strip()
+        if not _DIGITS.fullmatch(value):
+            return Problem(f"invalid Content-Length {_show(value)}")
+        if len(value) > 20 or int(value) > max_body:
+            return Problem(f"Content-Length {_show(value)} is over the limit of {max_body} bytes")
+        length = int(value)
+    if length is None:
+        return Problem("header block without Content-Length")
+    return length
+
+
+def _show(data: bytes) -> str:
+    text = data[:60].decode("ascii", "backslashreplace")
+    return repr(text + ("…" if len(data) > 60 else ""))
+
+
+class MessageReader:
+    """Messages from a blocking byte stream, one ``read()`` at a time.
+
+    A framing problem, or a body that is not UTF-8 JSON, raises ``FramingError``; the
+    end of the stream between messages gives None (inside one, ``FramingError``).
+    """
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+        self.decoder = FrameDecoder()
+
+    def read(self) -> Any:
+        while True:
+            for item in self.decoder.frames():
+                if isinstance(item, Problem):
+                    raise FramingError(item.message)
+                try:
+                    return json.loads(item.decode("utf-8"))
+                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                    raise FramingError(f"body is not UTF-8 JSON: {exc}") from None
+            chunk = _read_some(self.stream)
+            if not chunk:
+                if self.decoder.pending:
+                    raise FramingError("the stream ended inside a message")
+                return None
+            self.decoder.feed(chunk)
+
+    def __iter__(self) -> Iterator[Any]:
+        while (message := self.read()) is not None:
+            yield message
+
+
+def _read_some(stream: IO[bytes]) -> bytes:
+    """What the stream has now (at least one byte, unless it ended)."""
+    read1 = getattr(stream, "read1", None)
+    if read1 is not None:
+        data: bytes = read1(65536)
+        return data
+    return stream.read(1)
+
+
+# --------------------------------------------------------------------------- messages
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A body that is not a JSON-RPC message, and the error that answers it.
+
+    ``id`` is the request's id when it could be read, else None (sent as ``null``).
+    ``answer`` is False for what must get no answer: a response (JSON-RPC never
+    answers a response).
+    """
+
+    code: int
+    message: str
+    id: int | str | None = None
+    answer: bool = True
+
+    def response(self) -> dict[str, Any]:
+        return {
+            "jsonrpc": "2.0",
+            "id": self.id,
+            "error": {"code": self.code, "message": self.message},
+        }
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _is_id(value: object) -> bool:
+    """LSP ids are integers or strings (a bool is no integer, a float is not one)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def parse_message(body: bytes) -> dict[str, Any] | Rejection:
+    """One body as a JSON-RPC 2.0 message (a dict), or why it is not one."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Rejection(PARSE_ERROR, f"Parse error: the body is not UTF-8 (byte {exc.start})")
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        return Rejection(PARSE_ERROR, f"Parse error: the body is not JSON ({_reason(exc)})")
+    if isinstance(value, list):
+        return Rejection(INVALID_REQUEST, "Invalid request: LSP has no batches (a JSON array)")
+    if not isinstance(value, dict):
+        return Rejection(INVALID_REQUEST, "Invalid request: a message is a JSON object")
+    has_id = "id" in value
+    msg_id = value.get("id")
+    is_request = "method" in value
+    if has_id and not _is_id(msg_id):
+        return Rejection(
+            INVALID_REQUEST,
+            "Invalid request: an id is an integer or a string",
+            answer=is_request,
+        )
+    if value.get("jsonrpc") != "2.0":
+        return Rejection(
+            INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"', msg_id, is_request
+        )
+    if is_request and not isinstance(value["method"], str):
+        return Rejection(INVALID_REQUEST, "Invalid request: a method is a string", msg_id)
+    if not is_request and not has_id:
+        return Rejection(INVALID_REQUEST, "Invalid request: neither a method nor an id")
+    return value
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)
