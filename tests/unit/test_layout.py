@@ -178,3 +178,13 @@ def test_no_module_is_over_600_lines() -> None:
         for path in PACKAGE.rglob("*.py")
     }
     assert {name: size for name, size in sizes.items() if size > 600} == {}
+
+
+def test_contributing_maps_the_modules_of_the_tree() -> None:
+    script = PACKAGE.parents[1] / "scripts" / "module_map.py"
+    if not script.exists():  # a copy of the tests without the repository (mutation runs)
+        pytest.skip("no scripts/module_map.py beside the package")
+    result = subprocess.run(
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stdout
