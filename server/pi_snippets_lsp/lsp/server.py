@@ -30,17 +30,10 @@ from pi_snippets_lsp.core.documents import Document, Encoding, Position
 from pi_snippets_lsp.lsp.link import ClientLink
 from pi_snippets_lsp.lsp.lspjson import lsp_json
 from pi_snippets_lsp.lsp.session import MessageKind, ServerOptions, Session, path_of_uri
-from pi_snippets_lsp.lsp.translate import (
-    JsonText,
-    honest_capabilities,
-)
+from pi_snippets_lsp.lsp.translate import JsonText, honest_capabilities
 from pi_snippets_lsp.wire.errors import INVALID_REQUEST, SERVER_NOT_INITIALIZED
 from pi_snippets_lsp.wire.framing import frame
-from pi_snippets_lsp.wire.messages import (
-    EXPAND,
-    LIST,
-    RELOAD,
-)
+from pi_snippets_lsp.wire.messages import EXPAND, LIST, RELOAD
 from pi_snippets_lsp.wire.version import VERSION
 
 log = logging.getLogger(__name__)
@@ -68,7 +61,7 @@ _CUSTOM_METHODS: Final = frozenset({EXPAND, LIST, RELOAD})
 class SnippetsProtocol(LanguageServerProtocol):
     """pygls's protocol with the changes the design asks for.
 
-    - Custom requests get their params as plain JSON, validated by ``protocol.py``.
+    - Custom requests get their params as plain JSON, validated by ``wire.messages``.
     - A request before ``initialize`` gets -32002; after ``shutdown``, -32600.
     - Text documents are kept by ``SnippetsServer`` with LSP line rules (pygls splits
       lines the Python way, see ``documents.py``), so pygls's own copy is not kept.
@@ -268,10 +261,11 @@ class SnippetsServer(LanguageServer):
         ] = []
         self._tasks: set[asyncio.Future[Any]] = set()
         #: Called with the exit code when the client sends ``exit`` (set by the
-        #: transport, see ``transport.py``).
+        #: transport, see ``lsp.transport``).
         self.on_end: Callable[[int], None] | None = None
 
     def workspace_changed(self, uri: str | None, event: WorkspaceEvent) -> None:
+        """Tell the listeners, after the server's own bookkeeping of the event."""
         for listener in self.workspace_listeners:
             listener(self, uri, event)
 
