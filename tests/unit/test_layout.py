@@ -71,6 +71,18 @@ def test_the_server_never_imports_the_integrations() -> None:
     assert not {m for m in modules if m.startswith("pi_snippets_lsp.integrations")}
 
 
+def test_the_lsp_server_never_imports_the_mcp_sdk() -> None:
+    # The SDK is the optional extra pi-snippets-lsp[mcp]: the core install lacks it.
+    modules = imported_after("import pi_snippets_lsp.cli, pi_snippets_lsp.server")
+    assert not {m for m in modules if m.split(".")[0] in {"mcp", "mcp_types"}}
+
+
+def test_the_mcp_answers_and_reloads_need_no_sdk_and_no_lsp() -> None:
+    modules = imported_after("import pi_snippets_lsp.mcp.answers, pi_snippets_lsp.mcp.live")
+    roots = {m.split(".")[0] for m in modules}
+    assert not roots & {"mcp", "mcp_types", "pygls", "lsprotocol", "anyio"}
+
+
 def test_integration_backends_need_no_optional_library() -> None:
     # Each integration's library is an optional extra: only its own module imports it.
     modules = imported_after("import pi_snippets_lsp.integrations.backend")
