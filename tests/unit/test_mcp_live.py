@@ -76,6 +76,13 @@ def test_a_change_is_any_snippet_added_removed_or_changed(
     assert live.snippets_changed(config_of(before), config_of(before, source="t")) is bool(before)
 
 
+def test_the_changed_names() -> None:
+    before = config_of({"a": "1", "b": "2", "c": "3"})
+    after = config_of({"a": "1", "b": "two", "d": "4"})
+    assert live.changed_names(before, after) == ["b", "c", "d"]
+    assert live.changed_names(before, before) == []
+
+
 class Recorder:
     def __init__(self) -> None:
         self.loads: list[tuple[Config, Config]] = []

@@ -80,6 +80,13 @@ def snippets_changed(previous: Config, current: Config) -> bool:
     return previous.snippets != current.snippets
 
 
+def changed_names(previous: Config, current: Config) -> list[str]:
+    """The names of the snippets added, removed, or given another text, in name order."""
+    before, after = previous.values, current.values
+    names = before.keys() | after.keys()
+    return sorted(name for name in names if before.get(name) != after.get(name))
+
+
 class LiveSnippets:
     """The current generation (``config``), and the reloads that replace it.
 

@@ -44,14 +44,16 @@ from mcp.server.subscriptions import (
     ListenHandler,
     PromptsListChanged,
     ResourcesListChanged,
+    ResourceUpdated,
 )
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
 
 from .. import __version__
 from ..config import MESSAGE_PREFIX, Config
 from . import answers
-from .live import LiveSnippets, McpOptions, root_folder, snippets_changed
+from .live import LiveSnippets, McpOptions, changed_names, root_folder, snippets_changed
 
 log = logging.getLogger(__name__)
 
@@ -133,23 +135,27 @@ class SnippetsServer:
             NotificationOptions(prompts_changed=True, resources_changed=True)
         )
 
-    async def _answer(self, ctx: Context, make: Callable[[], dict[str, object]]) -> HandlerResult:
-        """Deliver what is pending (2026-07-28: on this request, if it asked), then
-        answer; ``InvalidParams`` becomes the JSON-RPC error."""
-        await self._deliver_on_request(ctx)
-        try:
-            return make()
-        except answers.InvalidParams as exc:
-            raise MCPError(code=exc.code, message=exc.message) from None
-
-    async def _answer_off_loop(
-        self, ctx: Context, size: int, make: Callable[[], dict[str, object]]
+    async def _answer(
+        self,
+        ctx: Context,
+        model: type[BaseModel],
+        make: Callable[[], dict[str, object]],
+        size: int = 0,
     ) -> HandlerResult:
-        if size <= _OFF_LOOP_CHARS:
-            return await self._answer(ctx, make)
+        """Deliver what is pending (2026-07-28: on this request, if it asked), then
+        answer: ``make()`` as the SDK's result ``model`` (which fills what each protocol
+        revision adds, like 2026-07-28's ``resultType`` and cache fields), on a worker
+        thread when the request carries a text of more than ``_OFF_LOOP_CHARS``.
+        ``InvalidParams`` becomes the JSON-RPC error."""
         await self._deliver_on_request(ctx)
+
+        def build() -> BaseModel:
+            return model.model_validate(make())
+
         try:
-            return await anyio.to_thread.run_sync(make)
+            if size > _OFF_LOOP_CHARS:
+                return await anyio.to_thread.run_sync(build)
+            return build()
         except answers.InvalidParams as exc:
             raise MCPError(code=exc.code, message=exc.message) from None
 
@@ -159,50 +165,64 @@ class SnippetsServer:
         self, ctx: Context, params: types.PaginatedRequestParams
     ) -> HandlerResult:
         config = self.config
-        return await self._answer(ctx, lambda: _paged(params, answers.list_prompts, config))
+        return await self._answer(
+            ctx, types.ListPromptsResult, lambda: _paged(params, answers.list_prompts, config)
+        )
 
     async def _get_prompt(
         self, ctx: Context, params: types.GetPromptRequestParams
     ) -> HandlerResult:
         config = self.config
         arguments = params.arguments or {}
-        size = len(arguments.get(answers.TEXT_ARGUMENT) or "")
-        return await self._answer_off_loop(
-            ctx, size, lambda: answers.get_prompt(config, params.name, arguments)
+        return await self._answer(
+            ctx,
+            types.GetPromptResult,
+            lambda: answers.get_prompt(config, params.name, arguments),
+            size=len(arguments.get(answers.TEXT_ARGUMENT) or ""),
         )
 
     async def _list_resources(
         self, ctx: Context, params: types.PaginatedRequestParams
     ) -> HandlerResult:
         config = self.config
-        return await self._answer(ctx, lambda: _paged(params, answers.list_resources, config))
+        return await self._answer(
+            ctx, types.ListResourcesResult, lambda: _paged(params, answers.list_resources, config)
+        )
 
     async def _list_templates(
         self, ctx: Context, params: types.PaginatedRequestParams
     ) -> HandlerResult:
         return await self._answer(
-            ctx, lambda: _paged(params, lambda _: answers.list_resource_templates(), self.config)
+            ctx,
+            types.ListResourceTemplatesResult,
+            lambda: _paged(params, lambda _: answers.list_resource_templates(), self.config),
         )
 
     async def _read_resource(
         self, ctx: Context, params: types.ReadResourceRequestParams
     ) -> HandlerResult:
         config = self.config
-        return await self._answer(ctx, lambda: answers.read_resource(config, params.uri))
+        return await self._answer(
+            ctx, types.ReadResourceResult, lambda: answers.read_resource(config, params.uri)
+        )
 
     async def _list_tools(
         self, ctx: Context, params: types.PaginatedRequestParams
     ) -> HandlerResult:
         return await self._answer(
-            ctx, lambda: _paged(params, lambda _: answers.list_tools(), self.config)
+            ctx,
+            types.ListToolsResult,
+            lambda: _paged(params, lambda _: answers.list_tools(), self.config),
         )
 
     async def _call_tool(self, ctx: Context, params: types.CallToolRequestParams) -> HandlerResult:
         config = self.config
         text = (params.arguments or {}).get("text")
-        size = len(text) if isinstance(text, str) else 0
-        return await self._answer_off_loop(
-            ctx, size, lambda: answers.call_tool(config, params.name, params.arguments)
+        return await self._answer(
+            ctx,
+            types.CallToolResult,
+            lambda: answers.call_tool(config, params.name, params.arguments),
+            size=len(text) if isinstance(text, str) else 0,
         )
 
     async def _complete(self, ctx: Context, params: types.CompleteRequestParams) -> HandlerResult:
@@ -210,12 +230,14 @@ class SnippetsServer:
         ref = params.ref.model_dump(by_alias=True)
         argument = params.argument
         return await self._answer(
-            ctx, lambda: answers.complete(config, ref, argument.name, argument.value)
+            ctx,
+            types.CompleteResult,
+            lambda: answers.complete(config, ref, argument.name, argument.value),
         )
 
     async def _set_level(self, ctx: Context, params: types.SetLevelRequestParams) -> HandlerResult:
         self.min_level = params.level
-        return {}
+        return types.EmptyResult()
 
     # ------------------------------------------------------------------ the handshake era
 
@@ -267,16 +289,19 @@ class SnippetsServer:
                 )
         await self._deliver_on_session()
         if snippets_changed(previous, current):
-            await self._announce_change()
+            await self._announce_change(changed_names(previous, current))
 
     async def _failed(self, message: str) -> None:
         self.pending.append(("warning", message))
         await self._deliver_on_session()
 
-    async def _announce_change(self) -> None:
-        # 2026-07-28: to every subscriptions/listen stream that asked for them.
+    async def _announce_change(self, names: list[str]) -> None:
+        # 2026-07-28: to every subscriptions/listen stream that asked for them (and, for
+        # each snippet added, changed or removed, to those that follow its resource).
         await self.bus.publish(PromptsListChanged())
         await self.bus.publish(ResourcesListChanged())
+        for name in names:
+            await self.bus.publish(ResourceUpdated(uri=answers.snippet_uri(name)))
         # The handshake revisions: on the session.
         if self.session is not None:
             await _send(self.session, types.PromptListChangedNotification())
