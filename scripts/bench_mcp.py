@@ -145,7 +145,9 @@ class Stdio:
         stream = self.proc.stdout
         assert stream is not None
         decoder = FrameDecoder()
-        pending = b""
+        #: The pieces of the line being read (joined once its newline arrives: a
+        #: megabyte line comes in many reads, and re-joining on each would be quadratic).
+        pieces: list[bytes] = []
         while True:
             chunk = os.read(stream.fileno(), 1 << 20)
             if not chunk:
@@ -157,9 +159,13 @@ class Stdio:
                 for body in decoder.frames():
                     if not isinstance(body, Problem):
                         bodies.append(body)
+            elif b"\n" not in chunk:
+                pieces.append(chunk)
             else:
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
+                head, *lines = chunk.split(b"\n")
+                pieces.append(head)
+                lines = [b"".join(pieces), *lines]
+                pieces = [lines.pop()]
                 bodies.extend(line for line in lines if line.strip())
             for body in bodies:
                 self._inbox.put((time.perf_counter(), json.loads(body), len(body)))

@@ -249,6 +249,6 @@ def test_a_signal_ends_the_server_even_with_a_client_that_stopped_reading(
         time.sleep(1.0)
         assert raw.proc.poll() is None
         raw.proc.send_signal(signum)
-        raw.proc.wait(timeout=PATIENCE)
+        assert raw.proc.wait(timeout=PATIENCE) == 0
     finally:
         raw.close()
