@@ -208,6 +208,8 @@ def test_garbage_lines_do_not_stop_the_server(setup: Setup) -> None:
         raw.request(3, "prompts/list", {})
         result = raw.answer(3)["result"]
         assert [p["name"] for p in result["prompts"]] == sorted(SNIPPETS)  # type: ignore[index]
+        raw.request(6, "prompts/list", {"cursor": "page-2"})
+        assert raw.answer(6)["error"]["code"] == -32602  # type: ignore[index]
         raw.request(4, "prompts/get", {"name": 7})
         assert raw.answer(4)["error"]["code"] == -32602  # type: ignore[index]
         raw.request(5, "tools/call", {"name": "expand_snippets", "arguments": {"text": "%brief"}})
@@ -235,6 +237,16 @@ def test_a_signal_ends_the_server_even_with_a_client_that_stopped_reading(
     try:
         raw.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                       "clientInfo": {"name": "raw", "version": "0"}})  # fmt: skip
+        # The answer says the server is up (its signal handlers in place); from here on
+        # nobody reads.
+        answered: list[bytes] = []
+        reader = threading.Thread(
+            target=lambda: answered.append(raw.proc.stdout.readline()),  # type: ignore[union-attr]
+            daemon=True,
+        )
+        reader.start()
+        reader.join(PATIENCE)
+        assert answered and b'"result"' in answered[0]
         raw.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         text = "%review " * 100_000  # each answer some 4 MB: the pipe fills at once
 
