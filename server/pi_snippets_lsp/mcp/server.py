@@ -94,6 +94,9 @@ class SnippetsServer:
         #: Log messages not yet delivered: (level, text), in order.
         self.pending: list[tuple[types.LoggingLevel, str]] = []
         self.noted_untrusted: set[str] = set()
+        #: The lists of the current generation, built once (a generation never changes):
+        #: method -> (the generation it was built from, the answer).
+        self.lists: dict[str, tuple[Config, BaseModel]] = {}
         self.server = self._build()
 
     @property
@@ -161,13 +164,31 @@ class SnippetsServer:
 
     # ------------------------------------------------------------------ handlers
 
+    async def _listed(
+        self,
+        ctx: Context,
+        params: types.PaginatedRequestParams,
+        model: type[BaseModel],
+        make: Callable[[Config], dict[str, object]],
+    ) -> HandlerResult:
+        """A list: one page, built once per generation (an agent lists again on every
+        ``list_changed``, and some on every turn)."""
+        await self._deliver_on_request(ctx)
+        try:
+            answers.check_cursor(params.cursor)
+        except answers.InvalidParams as exc:
+            raise MCPError(code=exc.code, message=exc.message) from None
+        config = self.config
+        cached = self.lists.get(ctx.method)
+        if cached is None or cached[0] is not config:
+            cached = (config, model.model_validate(make(config)))
+            self.lists[ctx.method] = cached
+        return cached[1]
+
     async def _list_prompts(
         self, ctx: Context, params: types.PaginatedRequestParams
     ) -> HandlerResult:
-        config = self.config
-        return await self._answer(
-            ctx, types.ListPromptsResult, lambda: _paged(params, answers.list_prompts, config)
-        )
+        return await self._listed(ctx, params, types.ListPromptsResult, answers.list_prompts)
 
     async def _get_prompt(
         self, ctx: Context, params: types.GetPromptRequestParams
@@ -184,18 +205,16 @@ class SnippetsServer:
     async def _list_resources(
         self, ctx: Context, params: types.PaginatedRequestParams
     ) -> HandlerResult:
-        config = self.config
-        return await self._answer(
-            ctx, types.ListResourcesResult, lambda: _paged(params, answers.list_resources, config)
-        )
+        return await self._listed(ctx, params, types.ListResourcesResult, answers.list_resources)
 
     async def _list_templates(
         self, ctx: Context, params: types.PaginatedRequestParams
     ) -> HandlerResult:
-        return await self._answer(
+        return await self._listed(
             ctx,
+            params,
             types.ListResourceTemplatesResult,
-            lambda: _paged(params, lambda _: answers.list_resource_templates(), self.config),
+            lambda _: answers.list_resource_templates(),
         )
 
     async def _read_resource(
@@ -209,10 +228,8 @@ class SnippetsServer:
     async def _list_tools(
         self, ctx: Context, params: types.PaginatedRequestParams
     ) -> HandlerResult:
-        return await self._answer(
-            ctx,
-            types.ListToolsResult,
-            lambda: _paged(params, lambda _: answers.list_tools(), self.config),
+        return await self._listed(
+            ctx, params, types.ListToolsResult, lambda _: answers.list_tools()
         )
 
     async def _call_tool(self, ctx: Context, params: types.CallToolRequestParams) -> HandlerResult:
@@ -351,15 +368,6 @@ class SnippetsServer:
         finally:
             self.live.stop()
             self.listen.close()
-
-
-def _paged(
-    params: types.PaginatedRequestParams,
-    answer: Callable[[Config], dict[str, object]],
-    config: Config,
-) -> dict[str, object]:
-    answers.check_cursor(params.cursor)
-    return answer(config)
 
 
 def _log_message(level: types.LoggingLevel, text: str) -> types.LoggingMessageNotification:
