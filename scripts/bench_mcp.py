@@ -8,7 +8,8 @@ Every input is generated here from a fixed seed; nothing touches the network. Ea
 server is a real process spoken to over its stdin/stdout by a reader thread that stamps
 every message on arrival, so a latency is write -> whole answer read. The rows:
 
-- startup: spawn to ``initialize`` answered (the MCP SDK is imported then);
+- startup: spawn to ``initialize`` answered (the MCP SDK is imported then), beside the
+  LSP server's;
 - ``prompts/list`` at 1,000 snippets (median, and the answer's size);
 - ``prompts/get`` of a random snippet with a short ``text`` (p50 and p99);
 - ``tools/call expand_snippets`` of 1 MiB of prose (one marker per ~100 words), end to
@@ -324,7 +325,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         try:
             lsp.timed("initialize", {"processId": None, "capabilities": {}})
+            lsp_startup = time.perf_counter() - lsp.started
             lsp.notify("initialized", {})
+            rows.append(
+                (
+                    "lsp_startup",
+                    "LSP server: spawn to `initialize` answered (reference)",
+                    {"ms": ms(lsp_startup)},
+                )
+            )
 
             def lsp_call() -> tuple[Any, float, int]:
                 result, took, size = lsp.timed("snippets/expand", {"text": text})

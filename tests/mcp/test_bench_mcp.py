@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .conftest import REPO
 
-ROWS = {"startup", "prompts_list", "prompts_get", "mcp_expand", "lsp_expand"}
+ROWS = {"startup", "prompts_list", "prompts_get", "mcp_expand", "lsp_startup", "lsp_expand"}
 
 
 def test_the_quick_mcp_bench_runs_every_measure(tmp_path: Path) -> None:
