@@ -17,15 +17,15 @@ from pathlib import Path
 
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 
-from . import __version__
-from .api import load_config
-from .config import Config
-from .expansion import Expansion, expand
-from .mcp.live import McpOptions
-from .schema import settings_json_schema
-from .session import ServerOptions
-from .snippet import preview
-from .transport import Daemon, serve_stdio
+from pi_snippets_lsp import __version__
+from pi_snippets_lsp.api import load_config
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.expansion import Expansion, expand
+from pi_snippets_lsp.core.snippet import preview
+from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.transport import Daemon, serve_stdio
+from pi_snippets_lsp.mcp.live import McpOptions
+from pi_snippets_lsp.settings.schema import settings_json_schema
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ def run_schema() -> int:
 def run_mcp(args: argparse.Namespace) -> int:
     """``mcp``: the MCP server, whose SDK is an optional extra (imported only here)."""
     try:
-        from .mcp.server import serve  # noqa: PLC0415 (the optional extra)
+        from pi_snippets_lsp.mcp.server import serve
     except ImportError as exc:
         print(
             f"pi-snippets-lsp: the mcp command needs the MCP SDK ({exc.name or exc}): "

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pi_snippets_lsp.core.config import Config, Layer, validate_layers
+from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.core.ranking import fuzzy_filter
+from pi_snippets_lsp.core.snippet import preview
 
-from pi_snippets_lsp.config import Config, Layer, validate_layers
-from pi_snippets_lsp.expansion import expand
 from pi_snippets_lsp.mcp import answers
 from pi_snippets_lsp.mcp.answers import InvalidParams
-from pi_snippets_lsp.ranking import fuzzy_filter
-from pi_snippets_lsp.snippet import preview
 
 REVIEW = "Review this code.\r\nList the bugs first,\tthen the style."
 SNIPPETS = {

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from pi_snippets_lsp.core.config import Config, Layer, validate_layers
 
-from pi_snippets_lsp.config import Config, Layer, validate_layers
 from pi_snippets_lsp.mcp import live
 from pi_snippets_lsp.mcp.live import LiveSnippets, McpOptions, project_folder, root_folder
 

@@ -18,10 +18,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from ..config import Config
-from ..expansion import expand
-from ..grammar import TRIGGER, find_token
-from ..snippet import Snippet, preview
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.core.grammar import TRIGGER, find_token
+from pi_snippets_lsp.core.snippet import Snippet, preview
 
 SERVER_NAME: Final = "pi-snippets"
 #: The ``logger`` of every ``notifications/message`` (the extension's own name, as the

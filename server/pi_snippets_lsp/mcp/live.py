@@ -24,16 +24,14 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import unquote, urlparse
 
-from ..config import (
-    EMPTY_CONFIG,
-    MESSAGE_PREFIX,
-    Config,
+from pi_snippets_lsp.core.config import EMPTY_CONFIG, MESSAGE_PREFIX, Config
+from pi_snippets_lsp.settings.layers import (
     LoadRequest,
     SettingsFiles,
     load_config,
     user_settings_path,
 )
-from ..watch import SettingsWatcher, take_stamps
+from pi_snippets_lsp.settings.watch import SettingsWatcher, take_stamps
 
 log = logging.getLogger(__name__)
 

@@ -50,10 +50,16 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
-from .. import __version__
-from ..config import MESSAGE_PREFIX, Config
-from . import answers
-from .live import LiveSnippets, McpOptions, changed_names, root_folder, snippets_changed
+from pi_snippets_lsp import __version__
+from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config
+from pi_snippets_lsp.mcp import answers
+from pi_snippets_lsp.mcp.live import (
+    LiveSnippets,
+    McpOptions,
+    changed_names,
+    root_folder,
+    snippets_changed,
+)
 
 log = logging.getLogger(__name__)
 
