@@ -41,6 +41,7 @@ for required in (
     "pi_snippets_lsp/lsp/handlers/__init__.py",
     "pi_snippets_lsp/client/__init__.py",
     "pi_snippets_lsp/integrations/__init__.py",
+    "pi_snippets_lsp/mcp/server.py",
     "pi_snippets_lsp/py.typed",
 ):
     assert required in names, f"{required} missing from the wheel"
@@ -60,4 +61,10 @@ expanded="$(printf 'Please %%use-mcp.' | "$out/venv/bin/pi-snippets-lsp" expand 
     log "unexpected expansion: $expanded"
     exit 1
 }
+log "the core install has no MCP SDK: the mcp command says what to install"
+if "$out/venv/bin/pi-snippets-lsp" mcp </dev/null 2>"$out/mcp.txt"; then
+    log "pi-snippets-lsp mcp ran without the mcp extra"
+    exit 1
+fi
+grep -qF "pip install 'pi-snippets-lsp[mcp]'" "$out/mcp.txt" || { cat "$out/mcp.txt" >&2; exit 1; }
 log "ok: $(basename "${sdist[0]}"), $(basename "${wheel[0]}")"

@@ -23,6 +23,7 @@ from pi_snippets_lsp.core.expansion import Expansion, expand
 from pi_snippets_lsp.core.snippet import preview
 from pi_snippets_lsp.lsp.session import ServerOptions
 from pi_snippets_lsp.lsp.transport import Daemon, serve_stdio
+from pi_snippets_lsp.mcp.live import McpOptions
 from pi_snippets_lsp.settings.schema import settings_json_schema
 from pi_snippets_lsp.wire.version import VERSION
 
@@ -116,6 +117,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_settings_options(check_cmd, sub=True)
     check_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     commands.add_parser("schema", help="print the JSON schema of the piSimpleSnippets settings")
+    mcp_cmd = commands.add_parser(
+        "mcp",
+        help="serve the snippets to MCP agents on stdio (needs pi-snippets-lsp[mcp])",
+        description="Serve the snippets as a Model Context Protocol server on stdin/stdout: "
+        "one prompt and one snippet:// resource per snippet, and the tools expand_snippets, "
+        "list_snippets, get_snippet. See docs/mcp.md.",
+    )
+    _add_settings_options(mcp_cmd, sub=True)
+    mcp_cmd.add_argument(
+        "--poll-interval",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds between looks at the settings files (default 1; at least 0.25; "
+        "0 stops watching)",
+    )
     return parser
 
 
@@ -208,6 +225,27 @@ def run_schema() -> int:
     return 0
 
 
+def run_mcp(args: argparse.Namespace) -> int:
+    """``mcp``: the MCP server, whose SDK is an optional extra (imported only here)."""
+    try:
+        from pi_snippets_lsp.mcp.server import serve  # noqa: PLC0415 (the optional extra)
+    except ImportError as exc:
+        print(
+            f"pi-snippets-lsp: the mcp command needs the MCP SDK ({exc.name or exc}): "
+            "pip install 'pi-snippets-lsp[mcp]'",
+            file=sys.stderr,
+        )
+        return 2
+    return serve(
+        McpOptions(
+            settings=args.settings,
+            project=args.project,
+            trust_project=args.trust_project,
+            poll_interval=max(args.poll_interval, 0.0),
+        )
+    )
+
+
 def _setup_logging(args: argparse.Namespace) -> None:
     level = logging.WARNING - 10 * min(args.verbose, 2)
     handler: logging.Handler
@@ -233,6 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     if args.command == "schema":
         return run_schema()
+    if args.command == "mcp":
+        return run_mcp(args)
 
     options = ServerOptions(
         user_settings=args.settings,

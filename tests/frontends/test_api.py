@@ -12,8 +12,8 @@ import pytest
 
 import pi_snippets_lsp
 from pi_snippets_lsp import complete, expand, load_config
-from pi_snippets_lsp.api import OPTIONS_SOURCE
 from pi_snippets_lsp.client import SnippetsClient
+from pi_snippets_lsp.settings.layers import OPTIONS_SOURCE
 
 from .conftest import EXAMPLES, ClientFactory, write_settings
 

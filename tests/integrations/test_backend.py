@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from pi_snippets_lsp import load_config
-from pi_snippets_lsp.api import load_request
 from pi_snippets_lsp.client import ServerExitedError, SnippetsClient
 from pi_snippets_lsp.integrations.backend import (
     Backend,
@@ -18,6 +17,7 @@ from pi_snippets_lsp.integrations.backend import (
     backend_for,
 )
 from pi_snippets_lsp.settings.layers import load_config as load_request_config
+from pi_snippets_lsp.settings.layers import load_request
 
 from .conftest import SNIPPETS, TIMEOUT, USE_MCP, write_settings
 

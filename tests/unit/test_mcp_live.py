@@ -1,0 +1,204 @@
+"""The MCP server's live generation: where the layers come from, and reloads.
+
+docs/mcp.md, "Live" and "Trust". No SDK: ``LiveSnippets`` is driven directly, with real
+settings files in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from pi_snippets_lsp.core.config import Config, Layer, validate_layers
+from pi_snippets_lsp.mcp import live
+from pi_snippets_lsp.mcp.live import LiveSnippets, McpOptions, project_folder, root_folder
+
+
+def write(path: Path, snippets: dict[str, str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"piSimpleSnippets": {"snippets": snippets}}), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("options", "root", "expected"),
+    [
+        pytest.param(McpOptions(project="/p"), None, "/p", id="project"),
+        pytest.param(McpOptions(project="/p"), "/root", "/p", id="untrusted-root-ignored"),
+        pytest.param(
+            McpOptions(project="/p", trust_project=True), "/root", "/root", id="trusted-root"
+        ),
+        pytest.param(McpOptions(project="/p", trust_project=True), None, "/p", id="no-root"),
+        pytest.param(McpOptions(), None, "CWD", id="cwd"),
+        pytest.param(McpOptions(trust_project=True), None, "CWD", id="trusted-cwd"),
+    ],
+)
+def test_the_project_folder(options: McpOptions, root: str | None, expected: str) -> None:
+    want = Path.cwd() if expected == "CWD" else Path(expected)
+    assert project_folder(options, root) == want
+
+
+@pytest.mark.parametrize(
+    ("uris", "expected"),
+    [
+        pytest.param(["file:///home/u/proj"], "/home/u/proj", id="file"),
+        pytest.param(["file:///home/u/my%20proj/"], "/home/u/my proj", id="escaped"),
+        pytest.param(["https://x/y", "file:///a"], "/a", id="first-file-root"),
+        pytest.param(["file://localhost/a"], "/a", id="localhost"),
+        pytest.param(["file://server/share"], "//server/share", id="unc"),
+        pytest.param([], None, id="none"),
+        pytest.param(["untitled:x"], None, id="no-file-root"),
+    ],
+)
+def test_the_root_folder(uris: list[str], expected: str | None) -> None:
+    assert root_folder(uris) == expected
+
+
+def config_of(snippets: dict[str, str], source: str = "s") -> Config:
+    return validate_layers([Layer(source, {"piSimpleSnippets": {"snippets": snippets}})])
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "changed"),
+    [
+        pytest.param({"a": "1"}, {"a": "1"}, False, id="same"),
+        pytest.param({"a": "1"}, {"a": "2"}, True, id="value"),
+        pytest.param({"a": "1"}, {"a": "1", "b": "1"}, True, id="added"),
+        pytest.param({"a": "1"}, {}, True, id="removed"),
+    ],
+)
+def test_a_change_is_any_snippet_added_removed_or_changed(
+    before: dict[str, str], after: dict[str, str], changed: bool
+) -> None:
+    assert live.snippets_changed(config_of(before), config_of(after)) is changed
+    assert live.snippets_changed(config_of(before), config_of(before, source="t")) is bool(before)
+
+
+def test_the_changed_names() -> None:
+    before = config_of({"a": "1", "b": "2", "c": "3"})
+    after = config_of({"a": "1", "b": "two", "d": "4"})
+    assert live.changed_names(before, after) == ["b", "c", "d"]
+    assert live.changed_names(before, before) == []
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.loads: list[tuple[Config, Config]] = []
+        self.failures: list[str] = []
+
+    async def on_load(self, previous: Config, current: Config) -> None:
+        self.loads.append((previous, current))
+
+    async def on_failure(self, message: str) -> None:
+        self.failures.append(message)
+
+
+def live_of(options: McpOptions) -> tuple[LiveSnippets, Recorder]:
+    recorder = Recorder()
+    return LiveSnippets(options, recorder.on_load, recorder.on_failure), recorder
+
+
+def names(config: Config) -> list[str]:
+    return [s.name for s in config.snippets]
+
+
+async def test_a_reload_reads_the_user_file(tmp_path: Path) -> None:
+    user = tmp_path / "settings.json"
+    write(user, {"a": "A"})
+    snippets, recorder = live_of(McpOptions(settings=str(user), project=str(tmp_path)))
+    config = await snippets.reload()
+    assert names(config) == ["a"] and snippets.generation == 1
+    assert [names(c) for _, c in recorder.loads] == [["a"]]
+
+
+async def test_a_half_written_save_keeps_the_last_good_list(tmp_path: Path) -> None:
+    user = tmp_path / "settings.json"
+    write(user, {"a": "A", "b": "B"})
+    snippets, _ = live_of(McpOptions(settings=str(user)))
+    await snippets.reload()
+    user.write_text('{"piSimpleSnippets": {"snip', encoding="utf-8")
+    config = await snippets.reload(settle=True)
+    assert names(config) == ["a", "b"]
+    assert any("keeping its last valid content" in w for w in config.warnings)
+    user.write_text("", encoding="utf-8")
+    assert names(await snippets.reload(settle=True)) == ["a", "b"]
+
+
+async def test_a_failed_load_keeps_the_generation_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "settings.json"
+    write(user, {"a": "A"})
+    snippets, recorder = live_of(McpOptions(settings=str(user)))
+    await snippets.reload()
+
+    def broken(*args: object) -> Config:
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(live, "load_config", broken)
+    assert names(await snippets.reload()) == ["a"]
+    assert snippets.generation == 1
+    assert recorder.failures == [
+        "pi-simple-snippets: loading the settings failed (out of memory); keeping the "
+        "previous snippets"
+    ]
+    monkeypatch.undo()
+    write(user, {"b": "B"})
+    assert names(await snippets.reload()) == ["b"]  # the next load tries again
+
+
+async def test_the_project_layer_only_when_trusted(tmp_path: Path) -> None:
+    user = tmp_path / "user.json"
+    write(user, {"a": "user"})
+    project = tmp_path / "proj"
+    write(project / ".pi" / "settings.json", {"a": "project", "p": "P"})
+    untrusted, _ = live_of(McpOptions(settings=str(user), project=str(project)))
+    config = await untrusted.reload()
+    assert names(config) == ["a"] and config.values["a"] == "user"
+    assert config.untrusted_project_files == (str(project / ".pi" / "settings.json"),)
+    trusted, _ = live_of(McpOptions(settings=str(user), project=str(project), trust_project=True))
+    config = await trusted.reload()
+    assert config.values == {"a": "project", "p": "P"}
+
+
+async def test_a_trusted_clients_root_moves_the_project_layer(tmp_path: Path) -> None:
+    user = tmp_path / "user.json"
+    write(user, {})
+    root = tmp_path / "root"
+    write(root / ".pi" / "settings.json", {"r": "R"})
+    options = McpOptions(settings=str(user), project=str(tmp_path), trust_project=True)
+    snippets, recorder = live_of(options)
+    await snippets.reload()
+    await snippets.set_root(str(root))
+    assert names(snippets.config) == ["r"]
+    await snippets.set_root(str(root))  # the same root: no reload
+    assert len(recorder.loads) == 2
+    untrusted, recorder = live_of(McpOptions(settings=str(user)))
+    await untrusted.set_root(str(root))
+    assert recorder.loads == [] and untrusted.root is None
+
+
+def test_a_short_poll_interval_is_raised_to_the_floor() -> None:
+    snippets, _ = live_of(McpOptions(poll_interval=0.01))
+    assert snippets.watcher.interval == live.MIN_POLL_INTERVAL
+    off, _ = live_of(McpOptions(poll_interval=0))
+    assert off.watcher.interval == 0
+
+
+async def test_the_watcher_reloads_on_a_save(tmp_path: Path) -> None:
+    user = tmp_path / "settings.json"
+    write(user, {"a": "A"})
+    snippets, recorder = live_of(McpOptions(settings=str(user), poll_interval=0.25))
+    await snippets.reload()
+    snippets.start()
+    try:
+        write(user, {"a": "A", "b": "B"})
+        for _ in range(200):
+            if len(recorder.loads) >= 2:
+                break
+            await asyncio.sleep(0.05)
+        assert names(snippets.config) == ["a", "b"]
+    finally:
+        snippets.stop()
