@@ -39,6 +39,7 @@ from .protocol import (
     LIST,
     RELOAD,
     ExpandParams,
+    ExpandResult,
     InvalidParams,
     ListParams,
     SnippetsListing,
@@ -382,7 +383,7 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         request = _parse(ExpandParams, params, EXPAND)
         config = await ls.session.loaded_config_for(request.uri)
         result = expand(request.text, config.values)
-        return {"text": result.text, "changed": result.changed}
+        return ExpandResult(result.text, result.changed).to_json()
 
     @server.feature(LIST)
     async def snippets_list(ls: SnippetsServer, params: object) -> dict[str, Any]:
