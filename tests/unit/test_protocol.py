@@ -259,7 +259,7 @@ def test_python_annotations_in_wire_terms(annotation: object, wire: str) -> None
         float,
         dict[str, str],
         tuple[str, int],
-        tuple[str, None],
+        tuple[str, type(None)],
         tuple[str],
         str | int,
         str | int | None,
