@@ -24,8 +24,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-
-from pi_snippets_lsp.protocol import MESSAGES, wire_shapes
+from pi_snippets_lsp.wire.messages import MESSAGES, wire_shapes
 
 REPO = Path(__file__).resolve().parents[2]
 LUA = REPO / "editors" / "nvim"
