@@ -46,7 +46,7 @@ template="$root/template"
 mkdir -p "$template/src" "$template/tests"
 cp -r "$repo/server/pi_snippets_lsp" "$template/src/"
 cp -r "$repo/tests/unit" "$template/tests/"
-cp "$repo/tests/__init__.py" "$template/tests/"
+cp "$repo/tests/__init__.py" "$repo/tests/conftest.py" "$template/tests/"
 # Some unit tests read the documents they check (README's tables, docs/, examples/).
 cp -r "$repo/README.md" "$repo/docs" "$repo/examples" "$template/"
 find "$template" -name __pycache__ -prune -exec rm -rf {} +

@@ -40,7 +40,12 @@
 ;;   (add-hook 'markdown-mode-hook #'eglot-ensure)
 ;;
 ;; Then `M-x eglot' in a Markdown buffer (or rely on the hook), type `%'
-;; and use `completion-at-point' (C-M-i), or company/corfu.
+;; and use `completion-at-point', or company/corfu.  Text and Markdown
+;; modes bind C-M-i to `ispell-complete-word'; to complete with it in the
+;; buffers eglot manages:
+;;
+;;   (with-eval-after-load 'eglot
+;;     (define-key eglot-mode-map (kbd "C-M-i") #'completion-at-point))
 ;;
 ;; Snippets live in Pi's settings file (`$PI_CODING_AGENT_DIR/settings.json',
 ;; else `~/.pi/agent/settings.json') under the key `piSimpleSnippets'.

@@ -8,13 +8,18 @@
 //
 // Extra arguments are passed to the server. The expected text below is what
 // examples/settings.json gives; prints "node-client: 1 passed, 0 failed" on success.
+// A server that ends before answering (one that cannot start, say) fails the run at once,
+// naming its exit code; its own message is on stderr just above.
 
 import { spawn } from "node:child_process";
 import rpc from "vscode-jsonrpc/node";
 
 const { createMessageConnection, StreamMessageReader, StreamMessageWriter, ResponseError, ErrorCodes } = rpc;
 
+/** How long a live server may take to answer one request. */
 const TIMEOUT_MS = 20000;
+/** How long a failed write waits for the server's exit, so the exit is what gets reported. */
+const EXIT_GRACE_MS = 1000;
 
 const PROMPT = "Please %review, then %use-mcp.\n回答：%cjk (%%tests is a literal marker; %unknown stays as typed)";
 const EXPECTED =
@@ -22,19 +27,41 @@ const EXPECTED =
   "then Use your MCP tools to find the information.\n回答：请用中文回答。 " +
   "(%tests is a literal marker; %unknown stays as typed)";
 
-function withTimeout(promise, what) {
+const after = (ms, value) => new Promise((resolve) => setTimeout(resolve, ms, value));
+
+/** Resolves with the server's `{ code, signal }` once its process has ended. */
+function exitOf(child) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+}
+
+function describeExit({ code, signal }) {
+  return signal ? `signal ${signal}` : `code ${code}`;
+}
+
+/**
+ * The answer to `promise`, or an error as soon as it cannot come: the server process
+ * ended (a server that cannot start, e.g. "No module named pi_snippets_lsp", ends at
+ * once), or TIMEOUT_MS passed. A write to a server that is exiting fails with EPIPE just
+ * before its exit is seen: then the exit, the cause, is what gets reported.
+ */
+async function answer(promise, what, serverExit) {
   let timer;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what}: no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function waitForExit(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve(child.exitCode);
+  const exitError = (exit) => new Error(`${what}: the server exited with ${describeExit(exit)} before answering`);
+  const died = serverExit.then((exit) => Promise.reject(exitError(exit)));
+  try {
+    return await Promise.race([promise, timeout, died]);
+  } catch (error) {
+    const exit = await Promise.race([serverExit, after(EXIT_GRACE_MS, null)]);
+    throw exit ? exitError(exit) : error;
+  } finally {
+    clearTimeout(timer);
   }
-  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
 }
 
 async function main() {
@@ -47,6 +74,7 @@ async function main() {
     child.once("error", reject);
   });
   await spawned;
+  const serverExit = exitOf(child);
 
   const connection = createMessageConnection(
     new StreamMessageReader(child.stdout),
@@ -77,7 +105,7 @@ async function main() {
 
   let failures = 0;
   try {
-    await withTimeout(
+    await answer(
       connection.sendRequest("initialize", {
         processId: process.pid,
         clientInfo: { name: "node-client" },
@@ -87,15 +115,20 @@ async function main() {
         initializationOptions: { pollInterval: 0, notifications: ["snippets/didLoad"] },
       }),
       "initialize",
+      serverExit,
     );
     await connection.sendNotification("initialized", {});
-    const loaded = await withTimeout(firstLoad, "snippets/didLoad");
-    const listing = await withTimeout(connection.sendRequest("snippets/list", {}), "snippets/list");
+    const loaded = await answer(firstLoad, "snippets/didLoad", serverExit);
+    const listing = await answer(connection.sendRequest("snippets/list", {}), "snippets/list", serverExit);
     console.error(
       `generation ${loaded.generation}: ${loaded.count} snippet(s): ${listing.snippets.map((s) => s.name).join(", ")}`,
     );
 
-    const result = await withTimeout(connection.sendRequest("snippets/expand", { text: PROMPT }), "snippets/expand");
+    const result = await answer(
+      connection.sendRequest("snippets/expand", { text: PROMPT }),
+      "snippets/expand",
+      serverExit,
+    );
     if (result.text === EXPECTED && result.changed === true) {
       console.error("ok: snippets/expand gave the expected text");
     } else {
@@ -103,12 +136,15 @@ async function main() {
       console.error(`FAIL: snippets/expand\n  expected: ${JSON.stringify(EXPECTED)}\n  got:      ${JSON.stringify(result)}`);
     }
 
-    await withTimeout(connection.sendRequest("shutdown"), "shutdown");
+    await answer(connection.sendRequest("shutdown"), "shutdown", serverExit);
     await connection.sendNotification("exit");
-    const code = await withTimeout(waitForExit(child), "server exit");
-    if (code !== 0) {
+    const exit = await Promise.race([serverExit, after(TIMEOUT_MS, null)]);
+    if (exit === null) {
       failures += 1;
-      console.error(`FAIL: the server exited with ${code} after shutdown + exit`);
+      console.error(`FAIL: the server did not exit within ${TIMEOUT_MS} ms of shutdown + exit`);
+    } else if (exit.code !== 0) {
+      failures += 1;
+      console.error(`FAIL: the server exited with ${describeExit(exit)} after shutdown + exit`);
     }
   } finally {
     connection.dispose();
@@ -123,7 +159,7 @@ async function main() {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    console.error(`node-client: ${error?.stack ?? error}`);
+    console.error(`node-client: ${error?.message ?? error}`);
     console.log("node-client: 0 passed, 1 failed");
     process.exit(1);
   },

@@ -10,10 +10,12 @@ import argparse
 import io
 import json
 import logging
+import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Final
 
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 
@@ -164,9 +166,20 @@ def run_expand(args: argparse.Namespace) -> int:
     data = sys.stdin.buffer.read()
     text = data.decode("utf-8", "surrogateescape")
     result = expand(text, config.values)
-    sys.stdout.buffer.write(_expanded_bytes(text, result))
-    sys.stdout.buffer.flush()
+    _write_all(_expanded_bytes(text, result))
     return 0
+
+
+def _write_all(data: bytes) -> None:
+    """Write every byte to stdout. A write larger than the buffer goes straight to the
+    file and may return a short count without an error (a reader that left mid-write
+    gets what it read); writing the rest then meets ``BrokenPipeError`` (``run_printing``)
+    instead of the output being cut without a word."""
+    out = sys.stdout.buffer
+    view = memoryview(data)
+    while view:
+        view = view[out.write(view) :]
+    out.flush()
 
 
 def _expanded_bytes(text: str, result: Expansion) -> bytes:
@@ -260,17 +273,55 @@ def _setup_logging(args: argparse.Namespace) -> None:
     logging.getLogger("pygls.protocol.json_rpc").addFilter(QuietInvalidParams())
 
 
+#: The exit status of a command whose reader stopped reading (``check | head``):
+#: 128 + SIGPIPE (13), the status a shell reports for a tool that signal ends
+#: (``seq 1000000 | head``).
+BROKEN_PIPE_EXIT: Final = 141
+
+
+def run_printing(command: Callable[[], int]) -> int:
+    """Run a command that prints to stdout; a reader that stops reading ends it quietly.
+
+    docs/lsp.md, "Command line". ``pi-snippets-lsp check | head`` is no error of ours:
+    like the tools SIGPIPE ends (Python ignores the signal, so a write raises
+    ``BrokenPipeError`` instead), the command stops, says nothing on stderr and exits
+    ``BROKEN_PIPE_EXIT``. Not 0: for ``check`` that would claim a verdict the reader
+    never saw, and ``set -o pipefail`` treats 141 like any other cut-off producer. The
+    output is flushed here, so an error at Python's final flush cannot escape as
+    "Exception ignored"; stdout then points at the null device, so the rest of the
+    buffer is dropped without a word. Any other ``OSError`` (a lost working directory)
+    is one line on stderr and status 2.
+    """
+    try:
+        code = command()
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _discard_stdout()
+        return BROKEN_PIPE_EXIT
+    except OSError as exc:
+        print(f"pi-snippets-lsp: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
+def _discard_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor behind stdout: nothing to flush
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _setup_logging(args)
-    if args.command in ("expand", "check"):
-        try:
-            return run_expand(args) if args.command == "expand" else run_check(args)
-        except OSError as exc:  # a lost working directory, a closed pipe: one line
-            print(f"pi-snippets-lsp: {exc.strerror or exc}", file=sys.stderr)
-            return 2
+    if args.command == "expand":
+        return run_printing(lambda: run_expand(args))
+    if args.command == "check":
+        return run_printing(lambda: run_check(args))
     if args.command == "schema":
-        return run_schema()
+        return run_printing(run_schema)
     if args.command == "mcp":
         return run_mcp(args)
 

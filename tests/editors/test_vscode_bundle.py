@@ -332,6 +332,21 @@ def esbuild() -> Iterator[Path]:
     yield tool
 
 
+def test_the_extension_typechecks_against_the_generated_protocol(esbuild: Path) -> None:
+    """``tsc --noEmit`` over the extension: every ``snippets/*`` field it reads or sends
+    exists in ``src/protocol.ts``, which scripts/wire_types.py writes from the server's
+    protocol.py (tests/unit/test_wire_types.py checks that it is current)."""
+    tsc = VSCODE / "node_modules" / ".bin" / "tsc"
+    done = subprocess.run(
+        [str(tsc), "--noEmit", "-p", str(VSCODE)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("script", ["launch.test.ts", "settingsFiles.test.ts"])
 def test_extension_rules(esbuild: Path, tmp_path: Path, script: str) -> None:
     """The extension's pure rules, tests/editors/vscode/*.test.ts, under Node's test runner:

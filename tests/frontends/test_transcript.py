@@ -1,9 +1,11 @@
 """docs/agent-frontends.md's JSON-RPC transcript, replayed against the real server.
 
-The documented client messages are framed and piped into ``python -m pi_snippets_lsp``
-(and, separately, the documented shell replay is run as written); every documented
-server message must come back, in the documented order, with the documented ``result``,
-``error`` or ``params``. So the page cannot drift from what the server does.
+The documented client messages, headers and all, are piped byte for byte into
+``python -m pi_snippets_lsp`` (and, separately, the documented shell replay is run as
+written); every documented server message must come back, in the documented order, as
+exactly the documented bytes: its header lines (each ending in CRLF), the blank line and
+the body. Only a block marked ``abridged`` (shown without headers) is compared as a subset
+of the JSON that came. So the page cannot drift from what the server writes.
 """
 
 from __future__ import annotations
@@ -31,8 +33,22 @@ SHELL_BLOCK = re.compile(r"^```bash\n(send\(\) \{.*?)^```$", re.M | re.S)
 class Block:
     side: str
     abridged: bool
-    length: int | None
+    #: The header lines as written, ``None`` for an abridged message shown without them.
+    headers: tuple[str, ...] | None
     body: str
+
+    @property
+    def length(self) -> int | None:
+        if self.headers is None:
+            return None
+        fields = dict(line.split(": ", 1) for line in self.headers)
+        return int(fields["Content-Length"])
+
+    @property
+    def wire(self) -> bytes:
+        """The bytes a reader copying this block would send or expect."""
+        assert self.headers is not None, "an abridged message has no exact bytes"
+        return "".join(f"{line}\r\n" for line in (*self.headers, "")).encode() + self.body.encode()
 
     @property
     def message(self) -> dict[str, Any]:
@@ -45,11 +61,12 @@ def parse_block(side: str, abridged: bool, text: str) -> Block:
     head, sep, body = text.partition("\n\n")
     if not sep:  # an abridged message is shown without headers
         return Block(side, abridged, None, text.strip())
-    headers = dict(line.split(": ", 1) for line in head.splitlines())
-    assert set(headers) <= {"Content-Length", "Content-Type"}, headers
+    headers = tuple(head.splitlines())
+    names = [line.split(": ", 1)[0] for line in headers]
+    assert names in (["Content-Length"], ["Content-Length", "Content-Type"]), headers
     body = body.rstrip("\n")
     assert "\n" not in body, "one JSON object per line"
-    return Block(side, abridged, int(headers["Content-Length"]), body)
+    return Block(side, abridged, headers, body)
 
 
 def doc_blocks() -> list[Block]:
@@ -57,6 +74,21 @@ def doc_blocks() -> list[Block]:
     blocks = [parse_block(m[1], bool(m[2]), m[3]) for m in BLOCK.finditer(text)]
     assert blocks, f"no transcript in {DOC}"
     return blocks
+
+
+def split_frames(stdout: bytes) -> list[bytes]:
+    """The server's output cut into frames, each its header block, blank line and body."""
+    frames = []
+    rest = stdout
+    while rest:
+        head, sep, _ = rest.partition(b"\r\n\r\n")
+        assert sep, f"an unterminated header block: {rest[:200]!r}"
+        fields = dict(line.split(b": ", 1) for line in head.split(b"\r\n"))
+        end = len(head) + len(sep) + int(fields[b"Content-Length"])
+        assert end <= len(rest), "a body shorter than its Content-Length"
+        frames.append(rest[:end])
+        rest = rest[end:]
+    return frames
 
 
 def read_all(stdout: bytes) -> list[dict[str, Any]]:
@@ -85,17 +117,11 @@ def check_replay(stdout: bytes, returncode: int) -> None:
     actual = read_all(stdout)
     documented = [b for b in doc_blocks() if b.side == "server"]
     assert [key(m) for m in actual] == [key(b.message) for b in documented]
-    for block, message in zip(documented, actual, strict=True):
-        expected = block.message
-        if "method" in expected:
-            assert message["params"] == expected["params"], expected["method"]
-        elif "error" in expected:
-            assert message.get("error") == expected["error"]
-            assert "result" not in message
-        elif block.abridged:
-            assert is_subset(expected["result"], message["result"]), message["result"]
+    for block, message, wire in zip(documented, actual, split_frames(stdout), strict=True):
+        if block.abridged:
+            assert is_subset(block.message["result"], message["result"]), message["result"]
         else:
-            assert "result" in message and message["result"] == expected["result"]
+            assert wire == block.wire
 
 
 def test_documented_lengths_are_byte_counts() -> None:
@@ -120,7 +146,7 @@ def test_documented_lengths_are_byte_counts() -> None:
 
 
 def test_transcript_replays_against_the_server(tmp_path: Path) -> None:
-    stdin = b"".join(frame(b.body.encode()) for b in doc_blocks() if b.side == "client")
+    stdin = b"".join(b.wire for b in doc_blocks() if b.side == "client")
     proc = subprocess.run(
         [sys.executable, "-m", "pi_snippets_lsp", "--settings", "examples/settings.json"],
         cwd=REPO,
@@ -148,6 +174,18 @@ def test_shell_replay_runs_as_written(tmp_path: Path) -> None:
         env={**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path)},
     )
     check_replay(proc.stdout, proc.returncode)
+
+
+def test_an_abridged_block_is_the_only_one_without_headers() -> None:
+    for block in doc_blocks():
+        assert (block.headers is None) == block.abridged, block.body
+        assert not (block.abridged and block.side == "client"), "a client message is sent whole"
+
+
+def test_frames_are_cut_at_their_lengths() -> None:
+    one = frame(b'{"a":1}')
+    two = b"Content-Length: 2\r\nContent-Type: x\r\n\r\n{}"
+    assert split_frames(one + two) == [one, two]
 
 
 def test_the_checker_really_compares() -> None:

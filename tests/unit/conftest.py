@@ -13,12 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-#: scripts/mutation.sh runs the unit tests once per mutant: fewer, fixed examples keep that
-#: affordable and its verdicts repeatable (``--hypothesis-profile=mutation``; no example
-#: database, so one mutant's failing example never decides another's verdict).
-settings.register_profile(
-    "mutation", max_examples=25, derandomize=True, deadline=None, database=None
-)
+# Hypothesis's profiles, ``mutation`` included, are registered in tests/conftest.py.
 
 
 def examples(n: int) -> int:

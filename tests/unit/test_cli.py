@@ -392,6 +392,72 @@ def test_a_working_directory_that_is_gone_is_one_line(home: Home, command: str) 
     assert stderr.startswith("pi-snippets-lsp: ")
 
 
+def run_into_a_closed_pipe(home: Home, *args: str, stdin: bytes) -> tuple[int, str]:
+    """Run the command with stdout a pipe whose reader has gone (``... | head`` after
+    ``head`` exits): every write to it fails with EPIPE."""
+    environment = {**os.environ, "HOME": str(home.root), "PI_CODING_AGENT_DIR": str(home.agent_dir)}
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        completed = subprocess.run(
+            [sys.executable, "-m", "pi_snippets_lsp", *args],
+            input=stdin,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            cwd=home.cwd,
+            env=environment,
+            check=False,
+            timeout=30,
+        )
+    finally:
+        os.close(write_end)
+    return completed.returncode, completed.stderr.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize(
+    "command", [["check"], ["check", "--json"], ["expand"], ["schema"]], ids=" ".join
+)
+@pytest.mark.parametrize("size", [1, 5000], ids=["short output", "long output"])
+def test_a_reader_that_stops_reading_ends_the_command_quietly(
+    home: Home, command: list[str], size: int
+) -> None:
+    """docs/lsp.md, "Command line": ``check | head`` prints nothing on stderr and exits
+    141 (128 + SIGPIPE), as a tool that the signal ends does; short output (written only
+    when Python flushes at exit) and long output (written while printing) alike."""
+    home.write_user(namespace({f"s{i}": "x" * 60 for i in range(size)}))
+    returncode, stderr = run_into_a_closed_pipe(home, *command, stdin=b"%s1 " * size)
+    assert (returncode, stderr) == (141, "")
+
+
+@pytest.mark.parametrize("command", [["check"], ["expand"]], ids=" ".join)
+def test_a_reader_that_reads_a_little_and_leaves_ends_the_command_quietly(
+    home: Home, command: list[str]
+) -> None:
+    """``expand < prompt | head -c 10``: the reader takes a few bytes of a long output
+    and goes. A write the reader left in the middle of returns the bytes it got through,
+    without an error: the command must not take that for the whole output (and exit 0,
+    its output cut), but go on writing, meet the broken pipe, and exit 141."""
+    home.write_user(namespace({f"s{i}": "x" * 60 for i in range(5000)}))
+    environment = {**os.environ, "HOME": str(home.root), "PI_CODING_AGENT_DIR": str(home.agent_dir)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "pi_snippets_lsp", *command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=home.cwd,
+        env=environment,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        if command == ["expand"]:  # check reads no input
+            proc.stdin.write(b"%s1 " * 100_000)
+        proc.stdin.close()
+        assert len(proc.stdout.read(10)) == 10
+        proc.stdout.close()
+        stderr = proc.stderr.read().decode("utf-8", "replace")
+        returncode = proc.wait(timeout=30)
+    assert (returncode, stderr) == (141, "")
+
+
 def test_check_survives_lone_surrogates_in_names_and_values(home: Home) -> None:
     home.user_file.write_text(
         '{"piSimpleSnippets": {"snippets": {"a": "x\\ud800", "\\udc80": "y"}}}',
@@ -425,12 +491,16 @@ def test_help_lists_the_commands(home: Home) -> None:
     assert "%%" not in result.text  # argparse's escape must not leak into the text
 
 
-@pytest.mark.parametrize("command", ["check", "expand"])
-def test_a_settings_file_that_does_not_exist_is_named(home: Home, command: str) -> None:
+@pytest.mark.parametrize("command", [["check"], ["check", "--json"], ["expand"]], ids=" ".join)
+def test_a_settings_file_that_does_not_exist_is_named(home: Home, command: list[str]) -> None:
+    """docs/configuration.md, "Reading a settings file": a file named with ``--settings``
+    is expected to exist; its absence is a warning, so ``check`` exits 1."""
     missing = home.cwd / "missing.json"
-    result = home.run(command, "--settings", str(missing), stdin=b"%a")
+    result = home.run(*command, "--settings", str(missing), stdin=b"%a")
     assert f"settings file {missing} does not exist" in result.stderr + result.text
-    if command == "check":
+    if command == ["check", "--json"]:
+        assert json.loads(result.text)["warnings"] == [f"settings file {missing} does not exist"]
+    if command[0] == "check":
         assert result.returncode == 1
     else:
         assert result.returncode == 0 and result.stdout == b"%a"

@@ -1232,6 +1232,21 @@ def test_a_named_settings_file_that_is_missing_is_a_warning(tmp_path: Path) -> N
     assert default.warnings == ()
 
 
+def test_a_named_settings_file_deleted_between_loads_is_a_warning_on_the_next(
+    tmp_path: Path,
+) -> None:
+    """The rule holds on every load, not only the first: a named file that goes away is
+    said to be missing, and (a missing file is an empty layer) its snippets go with it."""
+    named = write_json(tmp_path / "s.json", {SETTINGS_KEY: {"snippets": {"a": "A"}}})
+    request = LoadRequest(user_file=named, user_file_required=True)
+    files = SettingsFiles()
+    assert load_config(request, files).warnings == ()
+    named.unlink()
+    after = load_config(request, files)
+    assert after.warnings == (f"settings file {named} does not exist",)
+    assert after.snippets == ()
+
+
 def test_a_named_settings_file_that_is_present_or_broken_is_not_called_missing(
     tmp_path: Path,
 ) -> None:

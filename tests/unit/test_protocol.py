@@ -15,12 +15,15 @@ from pi_snippets_lsp.core.snippet import Snippet
 from pi_snippets_lsp.wire.messages import (
     ExpandDocumentParams,
     ExpandParams,
+    ExpandResult,
     InvalidParams,
     ListParams,
     LoadNotice,
     SnippetsListing,
+    _json_type,
     describe_errors,
     parse_params,
+    wire_shapes,
 )
 
 
@@ -180,3 +183,128 @@ def test_an_error_about_the_params_as_a_whole_names_them_params() -> None:
     assert describe_errors(caught.value) == (
         "`params`: Input should be a valid dictionary or instance of ExpandParams"
     )
+
+
+# --------------------------------------------------------------------------- the wire description
+
+
+def test_every_message_is_described() -> None:
+    shapes = wire_shapes()
+    assert list(shapes["methods"]) == [
+        "snippets/expand",
+        "snippets/list",
+        "snippets/reload",
+        "snippets/didLoad",
+    ]
+    for entry in shapes["methods"].values():
+        assert entry["params"] in shapes["types"]
+        assert entry["result"] is None or entry["result"] in shapes["types"]
+
+
+def test_the_description_is_what_the_server_writes() -> None:
+    config = validate_layers(
+        [Layer("/s.json", {"piSimpleSnippets": {"snippets": {"a": "A"}, "shortcut": "ctrl+s"}})]
+    )
+    listing = SnippetsListing.of(config).to_json()
+    assert list(listing) == [f["name"] for f in wire_shapes()["types"]["SnippetsListing"]]
+    assert list(listing["snippets"][0]) == [f["name"] for f in wire_shapes()["types"]["Snippet"]]
+    notice = LoadNotice.of(3, config).to_json()
+    assert list(notice) == [f["name"] for f in wire_shapes()["types"]["LoadNotice"]]
+    assert list(ExpandResult("t", True).to_json()) == ["text", "changed"]
+    assert {f["name"] for f in wire_shapes()["types"]["ExpandResult"]} == {"text", "changed"}
+
+
+def test_only_the_params_the_server_reads_have_optional_fields() -> None:
+    optional = {
+        name: [f["name"] for f in described if f["optional"]]
+        for name, described in wire_shapes()["types"].items()
+    }
+    assert optional == {
+        "Snippet": [],
+        "ExpandParams": ["uri"],
+        "ExpandResult": [],
+        "ListParams": ["uri"],
+        "SnippetsListing": [],
+        "LoadNotice": [],
+    }
+
+
+def test_an_expand_result_reads_back_what_it_writes() -> None:
+    result = ExpandResult("x\n", False)
+    assert ExpandResult.from_json(result.to_json()) == result
+    with pytest.raises(KeyError):
+        ExpandResult.from_json({"text": "x"})
+
+
+@pytest.mark.parametrize(
+    ("annotation", "wire"),
+    [
+        pytest.param(str, "string", id="str"),
+        pytest.param(int, "integer", id="int"),
+        pytest.param(bool, "boolean", id="bool"),
+        pytest.param(str | None, "string | null", id="optional"),
+        pytest.param(tuple[str, ...], "string[]", id="tuple"),
+        pytest.param(list[int], "integer[]", id="list"),
+        pytest.param(tuple[Snippet, ...], "Snippet[]", id="snippets"),
+        pytest.param(ExpandParams.model_fields["uri"].annotation, "string | null", id="StrictStr"),
+    ],
+)
+def test_python_annotations_in_wire_terms(annotation: object, wire: str) -> None:
+    assert _json_type(annotation) == wire
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        float,
+        dict[str, str],
+        tuple[str, int],
+        tuple[str, type(None)],
+        tuple[str],
+        str | int,
+        str | int | None,
+        bytes,
+    ],
+    ids=["float", "dict", "pair", "pair-with-none", "one-tuple", "union", "union-or-none", "bytes"],
+)
+def test_a_type_without_a_wire_form_is_refused(annotation: object) -> None:
+    with pytest.raises(TypeError, match="no wire type for"):
+        _json_type(annotation)
+
+
+def field(name: str, wire: str, optional: bool = False) -> dict[str, object]:
+    return {"name": name, "type": wire, "optional": optional}
+
+
+def test_the_wire_is_described_as_docs_lsp_md_lists_it() -> None:
+    """docs/lsp.md, "Custom requests and notifications", in wire_shapes' terms."""
+    listing_tail = [
+        field("shortcut", "string | null"),
+        field("expandOnCompletion", "boolean"),
+        field("warnings", "string[]"),
+    ]
+    assert wire_shapes() == {
+        "methods": {
+            "snippets/expand": {"params": "ExpandParams", "result": "ExpandResult"},
+            "snippets/list": {"params": "ListParams", "result": "SnippetsListing"},
+            "snippets/reload": {"params": "ListParams", "result": "SnippetsListing"},
+            "snippets/didLoad": {"params": "LoadNotice", "result": None},
+        },
+        "types": {
+            "Snippet": [
+                field("name", "string"),
+                field("value", "string"),
+                field("preview", "string"),
+                field("source", "string"),
+            ],
+            "ExpandParams": [field("text", "string"), field("uri", "string | null", True)],
+            "ExpandResult": [field("text", "string"), field("changed", "boolean")],
+            "ListParams": [field("uri", "string | null", True)],
+            "SnippetsListing": [field("snippets", "Snippet[]"), *listing_tail],
+            "LoadNotice": [
+                field("generation", "integer"),
+                field("count", "integer"),
+                *listing_tail,
+            ],
+        },
+    }

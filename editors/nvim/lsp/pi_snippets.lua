@@ -11,6 +11,7 @@
 -- and enable completion. It runs here because this file is always evaluated
 -- before a `pi_snippets` client can start.
 require('pi_snippets')._install()
+local method = require('pi_snippets.protocol').method
 
 ---@type vim.lsp.Config
 return {
@@ -20,7 +21,7 @@ return {
   -- A prompt's root is the nearest folder holding one of these (read by root_dir).
   root_markers = { '.pi', '.git' },
   -- The server sends its own notification only to clients that ask for it.
-  init_options = { notifications = { 'snippets/didLoad' } },
+  init_options = { notifications = { method.didLoad } },
   root_dir = function(buf, on_dir)
     require('pi_snippets.features').root_dir(buf, on_dir)
   end,
@@ -31,7 +32,7 @@ return {
     end,
   },
   handlers = {
-    ['snippets/didLoad'] = function(err, result, ctx)
+    [method.didLoad] = function(err, result, ctx)
       return require('pi_snippets')._on_did_load(err, result, ctx)
     end,
   },

@@ -10,28 +10,10 @@ import {
 } from 'vscode-languageclient/node';
 import { SECTION, serverSettings } from './config';
 import { EXPAND, executeCommandMiddleware, expandWithServer, offers, saveSelection, updatePromptContext } from './features';
+import { ExpandParams, ExpandResult, ListParams, Method, SnippetsListing } from './protocol';
 import { settingsFilters } from './settingsFiles';
 import { ResolvedServer, resolveServerCommand } from './serverCommand';
 import { toVsCodeKey } from './shortcut';
-
-interface SnippetInfo {
-    name: string;
-    value: string;
-    preview: string;
-    source: string;
-}
-
-interface LoadResult {
-    snippets: SnippetInfo[];
-    shortcut: string | null;
-    expandOnCompletion: boolean;
-    warnings: string[];
-}
-
-interface ExpandResult {
-    text: string;
-    changed: boolean;
-}
 
 const DEFAULT_LANGUAGES = ['markdown', 'plaintext', 'git-commit'];
 const SCHEMES = ['file', 'untitled'];
@@ -46,7 +28,7 @@ let status: vscode.StatusBarItem;
 type Selector = { scheme: string; language?: string }[];
 
 let selector: Selector = [];
-let lastLoad: LoadResult | undefined;
+let lastLoad: SnippetsListing | undefined;
 /** Identifies the last load that was logged, so repeated identical loads log once. */
 let lastFingerprint = '';
 /** Start/stop/restart run one after the other, never interleaved. */
@@ -98,7 +80,7 @@ function updateStatus(): void {
     status.show();
 }
 
-function onLoaded(result: LoadResult): void {
+function onLoaded(result: SnippetsListing): void {
     lastLoad = {
         snippets: Array.isArray(result?.snippets) ? result.snippets : [],
         shortcut: typeof result?.shortcut === 'string' ? result.shortcut : null,
@@ -189,7 +171,7 @@ async function createAndStart(): Promise<void> {
             trustProjectSettings: vscode.workspace.isTrusted,
             piSimpleSnippets: serverSettings(),
             // The server sends its own notification only to clients that ask for it.
-            notifications: ['snippets/didLoad'],
+            notifications: [Method.didLoad],
         }),
         synchronize: { configurationSection: SECTION },
         middleware: {
@@ -214,8 +196,8 @@ async function createAndStart(): Promise<void> {
 
     const c = new LanguageClient(SECTION, 'Pi Snippets', serverOptions, clientOptions);
     // A new generation; the notice has no snippet values, so list them.
-    c.onNotification('snippets/didLoad', () => {
-        c.sendRequest<LoadResult>('snippets/list', {}).then(onLoaded, (err: unknown) =>
+    c.onNotification(Method.didLoad, () => {
+        c.sendRequest<SnippetsListing>(Method.list, {} satisfies ListParams).then(onLoaded, (err: unknown) =>
             output.warn(`snippets/list failed: ${err instanceof Error ? err.message : String(err)}`),
         );
     });
@@ -243,7 +225,7 @@ async function createAndStart(): Promise<void> {
     }
     if (!lastLoad) {
         try {
-            onLoaded(await c.sendRequest<LoadResult>('snippets/list', {}));
+            onLoaded(await c.sendRequest<SnippetsListing>(Method.list, {} satisfies ListParams));
         } catch (err) {
             output.warn(`snippets/list failed: ${err instanceof Error ? err.message : String(err)}`);
         }
@@ -360,7 +342,10 @@ async function expandCommand(selectionOnly: boolean): Promise<void> {
     try {
         const results = await Promise.all(
             ranges.map((range) =>
-                c.sendRequest<ExpandResult>('snippets/expand', { text: doc.getText(range), uri: doc.uri.toString() }),
+                c.sendRequest<ExpandResult>(Method.expand, {
+                    text: doc.getText(range),
+                    uri: doc.uri.toString(),
+                } satisfies ExpandParams),
             ),
         );
         if (doc.isClosed || doc.version !== version) {
@@ -413,7 +398,7 @@ async function reloadCommand(): Promise<void> {
         return;
     }
     try {
-        const result = await c.sendRequest<LoadResult>('snippets/reload', {});
+        const result = await c.sendRequest<SnippetsListing>(Method.reload, {} satisfies ListParams);
         onLoaded(result);
         const load = lastLoad!;
         let message = `Pi Snippets: ${plural(load.snippets.length, 'snippet')} loaded.`;
@@ -436,9 +421,9 @@ async function listCommand(): Promise<void> {
         return;
     }
     const uri = vscode.window.activeTextEditor?.document.uri.toString();
-    let result: LoadResult;
+    let result: SnippetsListing;
     try {
-        result = await c.sendRequest<LoadResult>('snippets/list', uri ? { uri } : {});
+        result = await c.sendRequest<SnippetsListing>(Method.list, (uri ? { uri } : {}) satisfies ListParams);
     } catch (err) {
         reportError('listing snippets', err);
         return;

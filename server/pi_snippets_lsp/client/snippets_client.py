@@ -408,7 +408,7 @@ class SnippetsClient:
         result = self.request(EXPAND, params, timeout=timeout)
         if not isinstance(result, dict):
             raise SnippetsClientError(f"{EXPAND}: unexpected result {result!r}")
-        return ExpandResult(str(result["text"]), bool(result["changed"]))
+        return ExpandResult.from_json(result)
 
     def list(self, uri: str | None = None, *, timeout: float | None = None) -> SnippetsListing:
         """``snippets/list``: the current generation's snippets, shortcut and warnings."""

@@ -3,13 +3,23 @@ and the ``snippets/didLoad`` notification (docs/lsp.md, "Custom requests").
 
 Params are validated here, once, so a handler never sees a malformed request: anything
 that does not fit becomes a JSON-RPC -32602 error with a message saying what is wrong.
-The same models parse the answers on the client side (``pi_snippets_lsp.client``), so
-server and client cannot disagree about a shape.
+The same models write the answers on the server side and parse them on the client side
+(``pi_snippets_lsp.client``), so server and client cannot disagree about a shape.
+
+This module is the one place the ``snippets/*`` shapes are written: ``MESSAGES`` lists
+each method with its params and result, and ``wire_shapes`` describes their fields in
+JSON terms. The editors' copies (the VS Code extension's ``src/protocol.ts``, the Neovim
+plugin's ``lua/pi_snippets/protocol.lua``) are generated from that description by
+``scripts/wire_types.py``, and a test fails when they, or a field the Lua plugin reads,
+disagree with it.
 """
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, TypeVar
 
 from pydantic import (
@@ -87,6 +97,14 @@ class ExpandResult(NamedTuple):
 
     text: str
     changed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return self._asdict()
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> ExpandResult:
+        """The answer as a client reads it; a missing field raises ``KeyError``."""
+        return cls(str(value["text"]), bool(value["changed"]))
 
 
 class SnippetsListing(BaseModel):
@@ -191,3 +209,90 @@ def describe_errors(exc: ValidationError) -> str:
         f"`{'.'.join(str(p) for p in err['loc']) or 'params'}`: {err['msg']}"
         for err in exc.errors()
     )
+
+
+# --------------------------------------------------------------------------- the wire
+
+
+@dataclass(frozen=True)
+class Message:
+    """A ``snippets/*`` method: its params, and its result (``None`` for a notification)."""
+
+    method: str
+    params: type[BaseModel]
+    result: type[BaseModel] | type[ExpandResult] | None
+
+
+#: Every ``snippets/*`` message, in the order docs/lsp.md lists them.
+MESSAGES: Final = (
+    Message(EXPAND, ExpandParams, ExpandResult),
+    Message(LIST, ListParams, SnippetsListing),
+    Message(RELOAD, ListParams, SnippetsListing),
+    Message(DID_LOAD, LoadNotice, None),
+)
+
+
+def wire_shapes() -> dict[str, Any]:
+    """The ``snippets/*`` messages in JSON terms, for the editors' copies and their test.
+
+    ``{"methods": {method: {"params": type, "result": type or None}}, "types": {type:
+    [{"name", "type", "optional"}]}}``. A field's name is its JSON name (the alias); its
+    type is ``string``, ``integer``, ``boolean``, a type of this description, ``T[]`` or
+    ``T | null``. ``optional`` marks a field a sender may leave out: the fields with a
+    default in the params the server reads. What the server writes always has every
+    field. A snippet is what ``Snippet.to_json`` writes.
+    """
+    read_by_server = {m.params for m in MESSAGES if m.result is not None}
+    models = dict.fromkeys(
+        model for m in MESSAGES for model in (m.params, m.result) if model is not None
+    )
+    sample = Snippet("", "", "")  # pragma: no mutate (only the keys of its JSON count)
+    shapes: dict[str, list[dict[str, Any]]] = {
+        "Snippet": [{"name": key, "type": "string", "optional": False} for key in sample.to_json()]
+    }
+    for model in models:
+        if issubclass(model, BaseModel):
+            shapes[model.__name__] = [
+                {
+                    "name": info.alias or name,
+                    "type": _json_type(info.annotation),
+                    "optional": model in read_by_server and not info.is_required(),
+                }
+                for name, info in model.model_fields.items()
+            ]
+        else:  # a NamedTuple: its annotations are its fields, in order
+            shapes[model.__name__] = [
+                {"name": name, "type": _json_type(hint), "optional": False}
+                for name, hint in typing.get_type_hints(model).items()
+            ]
+    methods = {
+        m.method: {
+            "params": m.params.__name__,
+            "result": m.result.__name__ if m.result is not None else None,
+        }
+        for m in MESSAGES
+    }
+    return {"methods": methods, "types": shapes}
+
+
+_SCALARS: Final[Mapping[object, str]] = {str: "string", int: "integer", bool: "boolean"}
+
+
+def _json_type(annotation: object) -> str:
+    """A Python annotation of a message field in the terms of ``wire_shapes``."""
+    origin = typing.get_origin(annotation)
+    arguments = typing.get_args(annotation)
+    if origin is typing.Annotated:  # StrictStr: the type, without its validation
+        return _json_type(arguments[0])
+    optional = origin in (typing.Union, types.UnionType) and len(arguments) == 2
+    if optional and arguments[1] is type(None):  # written ``X | None``, as this module does
+        return f"{_json_type(arguments[0])} | null"
+    if (origin is list and len(arguments) == 1) or (
+        origin is tuple and len(arguments) == 2 and arguments[1] is Ellipsis
+    ):
+        return f"{_json_type(arguments[0])}[]"
+    if annotation in _SCALARS:
+        return _SCALARS[annotation]
+    if annotation is Snippet:
+        return "Snippet"
+    raise TypeError(f"no wire type for {annotation!r}")

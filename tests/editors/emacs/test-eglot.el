@@ -16,7 +16,8 @@
 ;; It writes a Pi settings file with two snippets into a temporary
 ;; PI_CODING_AGENT_DIR, visits a text-mode file, starts Eglot with the
 ;; server through `pi-snippets.el', then checks: the `snippets/didLoad'
-;; notification, `%' completion (candidates and acceptance), expansion
+;; notification, `%' completion (candidates, and acceptance through the
+;; README's C-M-i binding and through company), expansion
 ;; of the buffer and of a region, `snippets/list', `snippets/reload', the
 ;; shortcut translation, hover through eldoc, definition through xref, the
 ;; code actions, and saving a snippet (the name asked, completing at once).  Exit code 0 when everything passes, 1 on
@@ -238,11 +239,20 @@ Return PREDICATE's value, or nil on timeout."
                                   7))
                       "textEdit runs from % to the cursor" "%S" edit))
 
-    ;; Accept: completion-at-point with the single match inserts it.
+    ;; Accept: completion-at-point with the single match inserts it, run
+    ;; through the key the README gives it.  Text and Markdown modes bind
+    ;; C-M-i to `ispell-complete-word' (Emacs 28, 29); eglot's minor-mode
+    ;; map wins over the major mode's.
+    (pi-test--log "C-M-i in %s before the README's binding: %S"
+                  major-mode (key-binding (kbd "C-M-i")))
+    (define-key eglot-mode-map (kbd "C-M-i") #'completion-at-point)
+    (pi-test--check (eq (key-binding (kbd "C-M-i")) #'completion-at-point)
+                    "the README's binding: C-M-i runs completion-at-point in a managed buffer"
+                    "%S" (key-binding (kbd "C-M-i")))
     (let ((completion-styles '(basic))
           (completion-cycle-threshold nil))
       (with-timeout (20 (pi-test--log "completion-at-point timed out"))
-        (completion-at-point)))
+        (call-interactively (key-binding (kbd "C-M-i")))))
     (pi-test--require (equal (buffer-string) "see %use-mcp")
                       "accepting the completion gives \"see %use-mcp\""
                       "buffer: %S" (buffer-string))
@@ -462,6 +472,27 @@ Return PREDICATE's value, or nil on timeout."
                                    (buffer-string))
                                  expected)
                           (format "%s: the saved file holds it byte for byte" what)))))
+    ;; company, the other front end the README names: `company-capf' over
+    ;; the same completion function, accepted with `company-complete-selection'.
+    (if (not (require 'company nil t))
+        (pi-test--log "company not installed: its check skipped")
+      (let ((file (expand-file-name "company.txt" project)))
+        (pi-test--write-file file "")
+        (set-buffer (find-file-noselect file))
+        (pi-test--check (pi-test--wait (lambda () (eglot-managed-p)) 10)
+                        "company: the buffer is managed")
+        (goto-char (point-max))
+        (insert "now %br")
+        (company-mode 1)
+        (with-timeout (20 (pi-test--log "company timed out"))
+          (company-manual-begin)
+          (pi-test--log "company candidates: %S"
+                        (mapcar #'substring-no-properties company-candidates))
+          (when company-candidates
+            (company-complete-selection)))
+        (pi-test--check (equal (buffer-string) (concat "now " pi-test--brief))
+                        "company: accepting %brief inserts exactly the configured text"
+                        "buffer: %S" (buffer-string))))
     (pi-test--finish (if (= pi-test--failures 0) 0 1))))
 
 (run-at-time pi-test--timeout nil

@@ -8,6 +8,7 @@
 local util = require('pi_snippets.util')
 local keys = require('pi_snippets.keys')
 local completion = require('pi_snippets.completion')
+local method = require('pi_snippets.protocol').method
 
 local M = {}
 
@@ -15,33 +16,16 @@ local api = vim.api
 
 local AUGROUP = 'pi_snippets'
 
---- @class pi_snippets.Snippet
---- @field name string
---- @field value string
---- @field preview string
---- @field source string
-
---- @class pi_snippets.LoadResult
---- @field snippets pi_snippets.Snippet[]
---- @field shortcut string|vim.NIL|nil
---- @field expandOnCompletion boolean
---- @field warnings string[]
-
---- The `snippets/didLoad` notice (the plugin opts in to it in lsp/pi_snippets.lua).
---- @class pi_snippets.LoadNotice
---- @field generation integer
---- @field count integer
---- @field shortcut string|vim.NIL|nil
---- @field expandOnCompletion boolean
---- @field warnings string[]
+-- The message types (pi_snippets.SnippetsListing, pi_snippets.LoadNotice, ...) are
+-- in pi_snippets/protocol.lua, generated from the server's own definitions.
 
 --- Last configuration reported by each client (list / reload).
---- @type table<integer, pi_snippets.LoadResult>
+--- @type table<integer, pi_snippets.SnippetsListing>
 local loaded = {}
 
 --- Stores a client's configuration and rebinds the shortcut in its buffers.
 --- @param client_id integer
---- @param result pi_snippets.LoadResult
+--- @param result pi_snippets.SnippetsListing
 --- @param bufs? integer[] buffers to rebind (default: all attached to the client)
 function M.remember(client_id, result, bufs)
   if type(result) ~= 'table' then
@@ -64,7 +48,7 @@ end
 
 --- Last configuration reported by a client (the shape of `snippets/list`).
 --- @param client_id? integer default: the first pi_snippets client of the current buffer
---- @return pi_snippets.LoadResult?
+--- @return pi_snippets.SnippetsListing?
 function M.loaded(client_id)
   if not client_id then
     local c = vim.lsp.get_clients({ bufnr = 0, name = util.name })[1]
@@ -89,7 +73,7 @@ function M.on_did_load(err, notice, ctx)
   if err or type(notice) ~= 'table' or not client then
     return
   end
-  client:request('snippets/list', vim.empty_dict(), function(list_err, result)
+  client:request(method.list, vim.empty_dict(), function(list_err, result)
     if list_err or type(result) ~= 'table' then
       util.warn_once(('snippets/list failed: %s'):format(list_err and list_err.message or '?'))
       return
@@ -111,7 +95,7 @@ function M.on_attach(client, buf)
   if known then
     keys.bind(buf, client.id, known.shortcut)
   end
-  client:request('snippets/list', { uri = vim.uri_from_bufnr(buf) }, function(err, result)
+  client:request(method.list, { uri = vim.uri_from_bufnr(buf) }, function(err, result)
     if err then
       util.warn_once(('snippets/list failed: %s'):format(err.message or vim.inspect(err)))
       return

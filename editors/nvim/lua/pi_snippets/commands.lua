@@ -6,6 +6,7 @@
 local util = require('pi_snippets.util')
 local keys = require('pi_snippets.keys')
 local client_glue = require('pi_snippets.client')
+local method = require('pi_snippets.protocol').method
 
 local M = {}
 
@@ -62,8 +63,9 @@ function M.expand(opts)
   end
   local lines = api.nvim_buf_get_lines(buf, line1 - 1, line2, false)
   local tick = api.nvim_buf_get_changedtick(buf)
+  --- @type pi_snippets.ExpandParams
   local params = { text = table.concat(lines, '\n'), uri = vim.uri_from_bufnr(buf) }
-  client:request('snippets/expand', params, function(err, result)
+  client:request(method.expand, params, function(err, result)
     local function done(changed)
       if opts.on_done then
         opts.on_done(changed)
@@ -95,7 +97,7 @@ function M.expand(opts)
   end, buf)
 end
 
---- @param result pi_snippets.LoadResult
+--- @param result pi_snippets.SnippetsListing
 --- @return string
 local function shortcut_summary(result)
   if type(result.shortcut) ~= 'string' then
@@ -114,7 +116,7 @@ function M.list(opts)
   if not client then
     return
   end
-  client:request('snippets/list', { uri = vim.uri_from_bufnr(buf) }, function(err, result)
+  client:request(method.list, { uri = vim.uri_from_bufnr(buf) }, function(err, result)
     if err then
       util.notify(('snippets/list failed: %s'):format(err.message or ''), vim.log.levels.ERROR)
       return
@@ -152,7 +154,7 @@ function M.list(opts)
 end
 
 --- Asks the server to re-read its settings, then reports count and warnings.
---- @param opts? { buf?: integer, on_done?: fun(result: pi_snippets.LoadResult?) }
+--- @param opts? { buf?: integer, on_done?: fun(result: pi_snippets.SnippetsListing?) }
 function M.reload(opts)
   opts = opts or {}
   local buf = util.resolve_buf(opts.buf or 0)
@@ -160,7 +162,7 @@ function M.reload(opts)
   if not client then
     return
   end
-  client:request('snippets/reload', vim.empty_dict(), function(err, result)
+  client:request(method.reload, vim.empty_dict(), function(err, result)
     if err then
       util.notify(('snippets/reload failed: %s'):format(err.message or ''), vim.log.levels.ERROR)
       if opts.on_done then

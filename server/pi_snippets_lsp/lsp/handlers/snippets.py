@@ -15,6 +15,7 @@ from pi_snippets_lsp.wire.messages import (
     LIST,
     RELOAD,
     ExpandParams,
+    ExpandResult,
     ListParams,
     SnippetsListing,
 )
@@ -27,7 +28,7 @@ def register(server: SnippetsServer) -> None:
         request = params_of(ExpandParams, params, EXPAND)
         config = await ls.session.loaded_config_for(request.uri)
         result = expand(request.text, config.values)
-        return {"text": result.text, "changed": result.changed}
+        return ExpandResult(result.text, result.changed).to_json()
 
     @server.feature(LIST)
     async def snippets_list(ls: SnippetsServer, params: object) -> dict[str, Any]:
