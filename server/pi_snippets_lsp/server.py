@@ -352,7 +352,7 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
     async def did_change_folders(
         ls: SnippetsServer, params: types.DidChangeWorkspaceFoldersParams
     ) -> None:
-        ls.session.folders = tuple(ls.folder_paths())
+        ls.session.set_folders(ls.folder_paths())
         editor_handlers.folders_changed(ls)
         await ls.session.reload(pull=False)
 

@@ -38,6 +38,7 @@ from .config import (
     user_settings_path,
 )
 from .edited_files import EditedSettingsFiles
+from .limits import Limits, folders_within, poll_interval_within
 from .options import ClientFeatures, InitializationOptions, parse_initialization_options
 from .protocol import DID_LOAD, LoadNotice
 from .watch import SettingsWatcher, take_stamps
@@ -55,13 +56,15 @@ PROJECT_GLOB: Final = "**/.pi/settings.json"
 
 @dataclass(frozen=True)
 class ServerOptions:
-    """Command-line choices: ``--settings``, ``--project``, ``--trust-project``, and
-    ``-v`` (``error_details``: an internal error's answer carries its traceback)."""
+    """Command-line choices: ``--settings``, ``--project``, ``--trust-project``, ``-v``
+    (``error_details``: an internal error's answer carries its traceback) and the limits
+    (``limits.py``)."""
 
     user_settings: str | None = None
     default_project: str | None = None
     trust_project: bool = False
     error_details: bool = False
+    limits: Limits = field(default_factory=Limits)
 
 
 class Link(Protocol):
@@ -204,6 +207,8 @@ class Session:
     options: InitializationOptions = field(default_factory=InitializationOptions)
     #: Problems with ``initializationOptions``: part of every generation's warning.
     option_problems: tuple[str, ...] = ()
+    #: More workspace folders than ``Limits.max_folders``: part of every warning too.
+    folder_problem: str | None = None
     folders: tuple[str, ...] = ()
     root: str | None = None
 
@@ -235,10 +240,21 @@ class Session:
     ) -> None:
         """``initialize``: the client's options, capabilities and folders."""
         self.options, self.option_problems = parse_initialization_options(raw_options)
+        interval, problem = poll_interval_within(
+            self.options.poll_interval, self.cli.limits.min_poll_interval
+        )
+        if problem is not None:
+            self.option_problems = (*self.option_problems, problem)
         self.features = features
-        self.folders = tuple(folders)
+        self.set_folders(folders)
         self.root = root
-        self.watcher.interval = self.options.poll_interval
+        self.watcher.interval = interval
+
+    def set_folders(self, folders: Sequence[str]) -> None:
+        """The workspace folders, at most ``Limits.max_folders`` of them (each one is a
+        generation: a client sending thousands would cost the daemon gigabytes)."""
+        kept, self.folder_problem = folders_within(list(folders), self.cli.limits.max_folders)
+        self.folders = tuple(kept)
 
     @property
     def trust_project(self) -> bool:
@@ -380,10 +396,9 @@ class Session:
                 ),
                 self.files,
             )
-            if self.option_problems:
-                config = dataclasses.replace(
-                    config, warnings=(*self.option_problems, *config.warnings)
-                )
+            problems = (*self.option_problems, *filter(None, [self.folder_problem]))
+            if problems:
+                config = dataclasses.replace(config, warnings=(*problems, *config.warnings))
             configs[key] = config
         return configs
 
