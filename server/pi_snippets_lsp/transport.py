@@ -201,8 +201,11 @@ class Connection:
             await asyncio.sleep(0)
 
     def close(self) -> None:
-        """Release what the session holds: its watcher, its work in flight, the writer."""
+        """Release what the session holds: its watcher, its work in flight, the writer,
+        and a message half received (up to ``max_body``: it is dropped now, not when the
+        garbage collector gets to the session)."""
         self.end(1)
+        self.decoder = FrameDecoder(max_body=0)
         self.server.close()
         self.writer.close()
 
