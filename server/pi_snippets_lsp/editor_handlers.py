@@ -39,8 +39,7 @@ from .features.code_actions import (
     prompt_actions,
 )
 from .features.definition import snippet_key_span
-from .features.hover import hover_text, layer_of
-from .features.markers import Marker, marker_at
+from .features.hover import LineMarker, hover_text, layer_of, marker_on_line
 from .features.save_snippet import (
     SaveSnippetError,
     derive_name,
@@ -50,6 +49,7 @@ from .features.save_snippet import (
 )
 from .features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tokens
 from .features.settings_diagnostics import settings_diagnostics
+from .offload import off_loop
 from .protocol import ExpandDocumentParams, InvalidParams, SaveSnippetParams, parse_params
 from .session import path_of_uri
 from .snippet import Snippet
@@ -75,21 +75,27 @@ def register(server: SnippetsServer) -> None:
         found = await _prompt_marker(ls, params.text_document.uri, params.position)
         if found is None:
             return None
-        document, config, marker = found
+        _, config, spot = found
+        marker = spot.marker
         snippet = _snippet(config, marker.name)
         layer = layer_of(snippet.source, ls.session.user_file) if snippet else "client"
         markdown = ls.session.features.hover_markdown
         text = hover_text(marker, None if marker.escape else snippet, layer, markdown)
-        return translate.hover(document, marker, text, markdown, ls.encoding)
+        kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+        line = params.position.line
+        return types.Hover(
+            contents=types.MarkupContent(kind=kind, value=text),
+            range=types.Range(types.Position(line, spot.start), types.Position(line, spot.end)),
+        )
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     async def definition(
         ls: SnippetsServer, params: types.DefinitionParams
     ) -> types.Location | None:
         found = await _prompt_marker(ls, params.text_document.uri, params.position)
-        if found is None or found[2].escape:
+        if found is None or found[2].marker.escape:
             return None
-        snippet = _snippet(found[1], found[2].name)
+        snippet = _snippet(found[1], found[2].marker.name)
         if snippet is None or layer_of(snippet.source, ls.session.user_file) == "client":
             return None
         target, _ = await _settings_document(ls, Path(snippet.source))
@@ -106,7 +112,9 @@ def register(server: SnippetsServer) -> None:
         if found is None:
             return None
         document, config = found
-        return types.SemanticTokens(data=semantic_tokens(document, config.values, ls.encoding))
+        text = document.text  # a snapshot: the document may change while a thread works
+        data = await off_loop(ls, len(text), semantic_tokens, text, config.values, ls.encoding)
+        return types.SemanticTokens(data=data)
 
     @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, _LEGEND)
     async def tokens_range(
@@ -117,7 +125,10 @@ def register(server: SnippetsServer) -> None:
             return None
         document, config = found
         start, end = _offsets(ls, document, params.range)
-        data = semantic_tokens(document, config.values, ls.encoding, start, end)
+        text = document.text
+        data = await off_loop(
+            ls, len(text), semantic_tokens, text, config.values, ls.encoding, start, end
+        )
         return types.SemanticTokens(data=data)
 
     @server.feature(
@@ -136,9 +147,11 @@ def register(server: SnippetsServer) -> None:
         start, end = _offsets(ls, document, params.range)
         features = ls.session.features
         only, can_save = params.context.only, features.apply_edit
-        actions = prompt_actions(
-            document.text, config.values, start, end, only=only, uri=uri, can_save=can_save
-        )
+        text = document.text
+        actions = await off_loop(
+            ls, len(text), prompt_actions, text, config.values, start, end,
+            only=only, uri=uri, can_save=can_save,
+        )  # fmt: skip
         results = [translate.code_action(a, document, features) for a in actions]
         return [r for r in results if r is not None] or None
 
@@ -257,14 +270,18 @@ async def _prompt(ls: SnippetsServer, uri: str) -> tuple[Document, Config] | Non
 
 async def _prompt_marker(
     ls: SnippetsServer, uri: str, position: types.Position
-) -> tuple[Document, Config, Marker] | None:
+) -> tuple[Document, Config, LineMarker] | None:
+    """The marker under the cursor, found in its line alone (off the loop when the line
+    is long: see ``features.hover.marker_on_line``)."""
     found = await _prompt(ls, uri)
     if found is None:
         return None
     document, config = found
-    offset = document.offset_at(Position(position.line, position.character), ls.encoding)
-    marker = marker_at(document.text, offset, config.values)
-    return None if marker is None else (document, config, marker)
+    line = document.line(position.line)
+    spot = await off_loop(
+        ls, len(line), marker_on_line, line, position.character, ls.encoding, config.values
+    )
+    return None if spot is None else (document, config, spot)
 
 
 def _snippet(config: Config, name: str) -> Snippet | None:

@@ -33,6 +33,7 @@ from .expansion import expand
 from .framing import frame
 from .link import CLIENT_REQUEST_TIMEOUT, ClientLink
 from .lspjson import lsp_json
+from .offload import off_loop
 from .options import ClientFeatures
 from .protocol import (
     EXPAND,
@@ -381,7 +382,7 @@ def create_server(options: ServerOptions | None = None) -> SnippetsServer:
         await ls.session.ensure_loaded()
         request = _parse(ExpandParams, params, EXPAND)
         config = await ls.session.loaded_config_for(request.uri)
-        result = expand(request.text, config.values)
+        result = await off_loop(ls, len(request.text), expand, request.text, config.values)
         return {"text": result.text, "changed": result.changed}
 
     @server.feature(LIST)

@@ -348,3 +348,44 @@ def test_a_websocket_client_that_never_reads_costs_the_bound(
         sender.join(STUCK)
     print(f"growth under a WebSocket client that never reads: {(peak - before) / MIB:.1f} MiB")
     assert peak - before < 64 * MIB, f"the daemon grew by {(peak - before) // MIB} MiB"
+
+
+# --------------------------------------------------------------------------- fairness
+
+
+def test_a_large_request_does_not_hold_another_sessions_answer(
+    daemons: Callable[..., Daemon],
+) -> None:
+    """Semantic tokens of a 0.5 MB line run off the event loop: another session's expand,
+    sent while they are computed, is answered first (the old daemon computed them on the
+    loop, quadratically: seconds during which no session got an answer)."""
+    daemon = daemons("--tcp")
+    big, other = Raw.tcp(daemon), Raw.tcp(daemon)
+    big.handshake({"a": "A"})
+    other.handshake({"a": "other"})
+    text = ("x %a y " * 100_000)[: MIB // 2]
+    uri = "untitled:big"
+    item = {"uri": uri, "languageId": "markdown", "version": 1, "text": text}
+    big.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": item}})
+    assert big.expand(2, "%a")["result"]["text"] == "A"  # the document is in
+    params = {"textDocument": {"uri": uri}}
+    big.send(
+        {"jsonrpc": "2.0", "id": 3, "method": "textDocument/semanticTokens/full", "params": params}
+    )
+    time.sleep(0.2)  # the tokens are being computed
+    other.send({"jsonrpc": "2.0", "id": 4, "method": "snippets/expand", "params": {"text": "%a"}})
+    order: list[str] = []
+
+    def wait(raw: Raw, msg_id: int, name: str) -> None:
+        raw.response(msg_id)
+        order.append(name)
+
+    threads = [
+        threading.Thread(target=wait, args=(big, 3, "tokens")),
+        threading.Thread(target=wait, args=(other, 4, "expand")),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(STUCK * 3)
+    assert order == ["expand", "tokens"]

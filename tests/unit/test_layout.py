@@ -38,6 +38,7 @@ CORE = [
     "grammar",
     "jsontree",
     "limits",
+    "line_codec",
     "options",
     "protocol",
     "ranking",
