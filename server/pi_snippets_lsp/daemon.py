@@ -47,7 +47,7 @@ from .daemon_folder import (
     runtime_folder,
     write_private_file,
 )
-from .limits import MAX_IN_FLIGHT, ThrottledLog
+from .limits import ThrottledLog
 from .session import ServerOptions
 from .signals import on_reload_signal, on_stop_signals
 from .transport import CHUNK, CLOSE_TIMEOUT, Connection
@@ -58,9 +58,6 @@ WS_EXTRA: Final = "pi-snippets-lsp[ws]"
 #: WebSocket messages websockets may hold received before the server reads them (it
 #: stops reading the socket past that): with ``max_body`` each, the most held per client.
 WS_MAX_QUEUE: Final = 4
-#: Loop turns after a request, so an answer ready at once is written before the next
-#: request is read (and counted by the backpressure).
-_TURNS: Final = 3
 
 Kind = Literal["unix", "tcp", "ws"]
 
@@ -453,7 +450,7 @@ def _stream_pacer(
     transport = writer.transport
 
     async def pace() -> None:
-        await _in_flight_room(connection)
+        await connection.room_for_more()
         if transport.get_write_buffer_size() > limits.max_unsent:
             try:  # drain() waits while the transport is past its high-water mark
                 await asyncio.wait_for(writer.drain(), limits.stuck_timeout)
@@ -467,7 +464,7 @@ def _ws_pacer(
     connection: Connection, writer: _WebSocketWriter, limits: Any
 ) -> Callable[[], Awaitable[None]]:
     async def pace() -> None:
-        await _in_flight_room(connection)
+        await connection.room_for_more()
         if not writer.room.is_set():
             try:
                 await asyncio.wait_for(writer.room.wait(), limits.stuck_timeout)
@@ -475,17 +472,6 @@ def _ws_pacer(
                 raise StuckError from None
 
     return pace
-
-
-async def _in_flight_room(connection: Connection) -> None:
-    """Let the request just read run, and its answer be written; then wait while
-    ``MAX_IN_FLIGHT`` requests are being worked on."""
-    for _ in range(_TURNS):
-        await asyncio.sleep(0)
-    while len(connection.in_flight) >= MAX_IN_FLIGHT and not connection.ended.done():
-        await asyncio.wait(
-            [*connection.in_flight, connection.ended], return_when=asyncio.FIRST_COMPLETED
-        )
 
 
 # --------------------------------------------------------------------------- helpers

@@ -29,13 +29,16 @@ import contextlib
 import logging
 import os
 import queue
+import select
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import IO, Any, Final, Protocol
 
 from .daemon_auth import UNAUTHORIZED, UNAUTHORIZED_MESSAGE, TokenGate, Verdict
 from .framing import FrameDecoder, Problem, Rejection, parse_message
+from .limits import MAX_IN_FLIGHT
 from .server import SERVER_NOT_INITIALIZED, create_server
 from .session import ServerOptions
 from .signals import on_reload_signal, on_stop_signals
@@ -49,6 +52,11 @@ INTERNAL_ERROR: Final = -32603
 CLOSE_TIMEOUT: Final = 1.0
 #: Seconds the answers written last (``shutdown``'s) get to reach stdout at the end.
 FLUSH_TIMEOUT: Final = 5.0
+#: Loop turns after a request, so an answer ready at once is written before the next
+#: request is read (and counted by the backpressure).
+_TURNS: Final = 3
+#: Seconds between looks at a stdout that has no room.
+_ROOM_POLL: Final = 0.05
 
 
 class Writer(Protocol):
@@ -141,6 +149,14 @@ class Connection:
             return False
         return "method" in message and "id" in message and self._track(message["id"])
 
+    async def room_for_more(self) -> None:
+        """Let the request just read run, and its answer be written (a few turns of the
+        loop); then wait while ``MAX_IN_FLIGHT`` requests are being worked on."""
+        for _ in range(_TURNS):
+            await asyncio.sleep(0)
+        while len(self.in_flight) >= MAX_IN_FLIGHT and not self.ended.done():
+            await asyncio.wait([*self.in_flight, self.ended], return_when=asyncio.FIRST_COMPLETED)
+
     def _track(self, msg_id: int | str) -> bool:
         future = self.protocol._request_futures.get(msg_id)
         if not isinstance(future, asyncio.Future) or future.done():
@@ -217,19 +233,25 @@ class _ThreadedWriter:
     """stdout, written in order by a thread of its own.
 
     The event loop only queues: a client that stops reading fills the pipe and blocks
-    this thread, never the loop, so signals and the end of stdin are still seen. The
-    bytes queued are counted; ``wait_for_room`` (the stdin thread) waits while there are
-    more than ``max_unsent``. A client that has gone away (a broken pipe) ends the
-    session through ``on_lost``.
+    this thread, never the loop, so signals are still seen. The bytes queued are
+    counted (``unsent``): the session stops reading stdin while there are more than
+    ``max_unsent``. A client that has gone away (a broken pipe) ends the session through
+    ``on_lost``.
     """
 
-    def __init__(self, stream: IO[bytes], on_lost: Callable[[], None], max_unsent: int) -> None:
+    def __init__(
+        self, stream: IO[bytes], on_lost: Callable[[], None], max_unsent: int, stuck: float
+    ) -> None:
         self.stream = stream
         self.on_lost = on_lost
         self.max_unsent = max_unsent
+        self.stuck = stuck
         self.closed = False
+        #: The client is gone: what is queued is not waited for at the end.
+        self.abandoned = False
         self.unsent = 0
-        self._room = threading.Condition()
+        self.progress = time.monotonic()
+        self._lock = threading.Lock()
         self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         try:
             self._fd: int | None = stream.fileno()
@@ -241,7 +263,7 @@ class _ThreadedWriter:
     def write(self, data: bytes) -> None:
         if self.closed:
             return
-        with self._room:
+        with self._lock:
             self.unsent += len(data)
         self._queue.put(data)
 
@@ -250,10 +272,11 @@ class _ThreadedWriter:
             self.closed = True
             self._queue.put(None)
 
-    def wait_for_room(self) -> None:
-        with self._room:
-            while self.unsent > self.max_unsent and self.thread.is_alive():
-                self._room.wait(1.0)
+    def given_up(self, stdin: int) -> bool:
+        """Whether the client has closed its input (``stdin`` hung up) and not read for
+        ``stuck`` seconds: it is gone, or done and not reading. A client that still holds
+        its input open (an editor suspended) is waited for."""
+        return time.monotonic() - self.progress > self.stuck and _hung_up(stdin)
 
     def _run(self) -> None:
         while (data := self._queue.get()) is not None:
@@ -264,11 +287,9 @@ class _ThreadedWriter:
                 self.closed = True
                 self.on_lost()
                 break
-            with self._room:
+            with self._lock:
                 self.unsent -= len(data)
-                self._room.notify_all()
-        with self._room:
-            self._room.notify_all()
+                self.progress = time.monotonic()
 
     def _write_all(self, data: bytes) -> None:
         """Unbuffered on a real file (``os.write``): a buffered stdout left half-written by
@@ -280,6 +301,16 @@ class _ThreadedWriter:
         view = memoryview(data)
         while view:
             view = view[os.write(self._fd, view) :]
+
+
+def _hung_up(fd: int) -> bool:
+    """Whether the writer of the pipe ``fd`` reads from has closed it."""
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return any(events & select.POLLHUP for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # not a pipe, or no poll()
+        return False
 
 
 def serve_stdio(
@@ -298,13 +329,26 @@ async def _serve_stdio(options: ServerOptions, stdin: IO[bytes], stdout: IO[byte
         with contextlib.suppress(RuntimeError):  # the loop is gone already
             loop.call_soon_threadsafe(connection.end, 1)
 
-    writer = _ThreadedWriter(stdout, lost, options.limits.max_unsent)
+    limits = options.limits
+    writer = _ThreadedWriter(stdout, lost, limits.max_unsent, limits.stuck_timeout)
     connection = Connection(options, writer, "stdio")
+
+    fd = stdin.fileno()
+
+    async def pace() -> None:
+        await connection.room_for_more()
+        while writer.unsent > writer.max_unsent and not connection.ended.done():
+            if writer.given_up(fd):
+                log.error("the client closed its input and does not read; ending the session")
+                writer.abandoned = True
+                connection.end_of_stream()
+                return
+            await asyncio.sleep(_ROOM_POLL)
 
     async def deliver(data: bytes) -> None:
         try:
             if data:
-                connection.feed(data)
+                await connection.feed_paced(data, pace)
             else:
                 connection.end_of_stream()
         except Exception:  # a bug must not stop the reading of stdin
@@ -312,10 +356,9 @@ async def _serve_stdio(options: ServerOptions, stdin: IO[bytes], stdout: IO[byte
 
     def pump() -> None:
         """stdin on its own thread (a daemon: a read that never returns cannot keep the
-        process alive). It waits for each chunk to be handled, and for the answers to
-        leave, before reading the next, so a client that floods the server, or does not
-        read its answers, is not buffered without limit."""
-        fd = stdin.fileno()
+        process alive). It waits for each chunk to be handled, and its answers to leave
+        (``pace``), before reading the next, so a client that floods the server, or does
+        not read its answers, is not buffered without limit."""
         while True:
             try:
                 data = os.read(fd, CHUNK)
@@ -328,7 +371,6 @@ async def _serve_stdio(options: ServerOptions, stdin: IO[bytes], stdout: IO[byte
                 return  # the loop is gone: the session ended
             if not data:
                 return
-            writer.wait_for_room()
 
     threading.Thread(target=pump, name="stdin", daemon=True).start()
     restore = on_stop_signals(loop, connection.end_of_stream, connection.exit_code)
@@ -337,7 +379,7 @@ async def _serve_stdio(options: ServerOptions, stdin: IO[bytes], stdout: IO[byte
         code = await connection.ended
         await connection.finish()
         connection.close()
-        await asyncio.to_thread(writer.thread.join, FLUSH_TIMEOUT)
+        await asyncio.to_thread(writer.thread.join, 0 if writer.abandoned else FLUSH_TIMEOUT)
     finally:
         restore()
     return code
