@@ -24,7 +24,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
 from . import translate
-from .config import MESSAGE_PREFIX, Config, plain_json
+from .config import MESSAGE_PREFIX, Config, SettingsFileError, plain_json
 from .documents import Document, Position
 from .edited_files import create_file, read_text
 from .features.code_actions import (
@@ -51,6 +51,7 @@ from .features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tok
 from .features.settings_diagnostics import settings_diagnostics
 from .offload import off_loop
 from .protocol import ExpandDocumentParams, InvalidParams, SaveSnippetParams, parse_params
+from .safe_write import SettingsWriteError
 from .session import path_of_uri
 from .snippet import Snippet
 
@@ -98,7 +99,10 @@ def register(server: SnippetsServer) -> None:
         snippet = _snippet(found[1], found[2].marker.name)
         if snippet is None or layer_of(snippet.source, ls.session.user_file) == "client":
             return None
-        target, _ = await _settings_document(ls, Path(snippet.source))
+        try:
+            target, _ = await _settings_document(ls, Path(snippet.source))
+        except SettingsFileError:  # swapped for a FIFO, grown too large, ...: no target
+            return None
         span = snippet_key_span(target.text, snippet.name) if target else None
         if target is None or span is None:
             return None
@@ -298,7 +302,9 @@ def _offsets(ls: SnippetsServer, document: Document, span: Any) -> tuple[int, in
 async def _settings_document(ls: SnippetsServer, path: Path) -> tuple[Document | None, bool]:
     """A settings file as the editor has it, and whether the editor has it open: the open
     buffer; else the text the session reads for it (an edit the editor has not saved
-    yet); else the file on disk; None when there is no such file."""
+    yet); else the file on disk; None when there is no such file. A file that is there
+    but cannot be read (not a regular file, too large, not UTF-8) is a
+    ``SettingsFileError``."""
     wanted = os.path.normpath(path)
     for uri, document in ls.documents.items():
         if path_of_uri(uri) == wanted:
@@ -343,7 +349,10 @@ async def _save_snippet(ls: SnippetsServer, request: SaveSnippetParams) -> dict[
         raise JsonRpcInvalidParams(f"{SAVE_COMMAND}: `text` is empty")
     await ls.session.ensure_loaded()
     path = ls.session.user_file
-    document, opened = await _settings_document(ls, path)
+    try:
+        document, opened = await _settings_document(ls, path)
+    except SettingsFileError as exc:  # there is a file, but not one to edit: never create
+        raise JsonRpcInvalidParams(f"{SAVE_COMMAND}: {exc}; not saved") from None
     text = document.text if document else None
     taken = file_names(text) | {s.name for c in ls.session.configs.values() for s in c.snippets}
     if request.name is not None and (problem := name_problem(request.name, taken)):
@@ -359,7 +368,9 @@ async def _save_snippet(ls: SnippetsServer, request: SaveSnippetParams) -> dict[
         # The editor cannot create files: the server writes the new file itself.
         try:
             await asyncio.to_thread(create_file, path, insertion.text)
-        except OSError as exc:  # it appeared meanwhile, or the folder is not writable
+        except SettingsWriteError as exc:  # caught by snippet_insertion already
+            raise JsonRpcInvalidParams(f"{SAVE_COMMAND}: {exc}") from None
+        except OSError as exc:  # it appeared meanwhile, the disk is full, no permission
             raise JsonRpcInternalError(f"{SAVE_COMMAND}: cannot create {path}: {exc}") from None
         applied, unsaved = True, False
     else:

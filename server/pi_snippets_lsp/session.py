@@ -41,7 +41,7 @@ from .edited_files import EditedSettingsFiles
 from .limits import Limits, folders_within, poll_interval_within
 from .options import ClientFeatures, InitializationOptions, parse_initialization_options
 from .protocol import DID_LOAD, LoadNotice
-from .watch import SettingsWatcher, take_stamps
+from .watch import RETRY, SettingsWatcher, Stamp, take_stamps
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +225,9 @@ class Session:
         self._reload_lock = asyncio.Lock()
         self._registration_lock = asyncio.Lock()
         self._first_load: asyncio.Future[Config] | None = None
+        #: Files whose last read failed and may be read again: their stamps then.
+        self._failed_stamps: dict[str, Stamp] = {}
+        self._last_problems: list[str] = []
         self.watcher = SettingsWatcher(
             files=self.polled_files, on_change=self._files_changed, interval=0.0
         )
@@ -312,7 +315,11 @@ class Session:
     async def ensure_loaded(self) -> None:
         """Load the first generation once, whoever asks first."""
         if self._first_load is None:
-            self._first_load = asyncio.ensure_future(self.reload(pull=self.initialized))
+            # Settled like a reload: a save met at start (truncate, then write) is read
+            # when done, instead of making the first generation an empty one.
+            self._first_load = asyncio.ensure_future(
+                self.reload(pull=self.initialized, settle=True)
+            )
         await asyncio.shield(self._first_load)
 
     async def configuration_changed(self, settings: object) -> None:
@@ -324,8 +331,17 @@ class Session:
         await self.reload(pull=self.features.configuration)
 
     async def _files_changed(self) -> None:
-        log.info("settings file changed on disk; reloading")
-        await self.reload(pull=False, settle=True)
+        changed = self.watcher.differing()
+        retry = bool(changed) and all(
+            key in self._failed_stamps and self._failed_stamps[key] == now
+            for key, now in changed.items()
+        )
+        if retry:
+            log.info("reading again a settings file whose last read failed")
+        else:
+            log.info("settings file changed on disk; reloading")
+        # A retry that meets the same problem again does not show it again.
+        await self.reload(pull=False, settle=True, repeat=not retry)
 
     def client_layers(self) -> list[Layer]:
         layers = [
@@ -334,13 +350,16 @@ class Session:
         ]
         return [layer for layer in layers if layer is not None]
 
-    async def reload(self, pull: bool = True, settle: bool = False) -> Config:
+    async def reload(self, pull: bool = True, settle: bool = False, repeat: bool = True) -> Config:
         """Load a new generation for every folder, report it, update registrations.
 
-        ``settle``: the load follows a change on disk. A file read then may be a save in
-        progress (an editor that truncates, then writes); when a file is unusable, the
-        change is settled (``watch.settle``) and read once more before anything is
-        reported, so a save is read when it is done, and a complete file is read at once.
+        ``settle``: the load follows a change on disk (or is the first one). A file read
+        then may be a save in progress (an editor that truncates, then writes); when a
+        file is unusable, the change is settled (``watch.settle``) and read once more
+        before anything is reported, so a save is read when it is done, and a complete
+        file is read at once. A file whose read failed in a way that may pass (no
+        permission, too many open files) is not marked as seen: the poller reads it again
+        next time; ``repeat=False`` (such a retry) does not show the same problems again.
         """
         async with self._reload_lock:
             if self.shut_down:
@@ -365,8 +384,9 @@ class Session:
                 return self.config_for(None)
             self.configs = configs
             self.generation += 1
-            self.watcher.seen(stamps)
-            self._report(configs.values())
+            self._failed_stamps = {key: stamps.get(key) for key in self.files.failed}
+            self.watcher.seen({**stamps, **dict.fromkeys(self.files.failed, RETRY)})
+            self._report(configs.values(), repeat)
             await self.sync_completion_registration()
             default = self.config_for(None)
             if DID_LOAD in self.options.notifications:
@@ -412,12 +432,14 @@ class Session:
         values = plain_json(result)
         self.pulled_namespace = values[0] if isinstance(values, list) and values else None
 
-    def _report(self, configs: Iterable[Config]) -> None:
-        """One Warning per generation with every problem; one Info per untrusted file."""
+    def _report(self, configs: Iterable[Config], repeat: bool = True) -> None:
+        """One Warning per generation with every problem (unless ``repeat`` is False and
+        they are the ones shown last); one Info per untrusted file."""
         configs = list(configs)
         problems = combined_problems(configs)
-        if problems:
+        if problems and (repeat or problems != self._last_problems):
             self.link.show("warning", f"{MESSAGE_PREFIX} " + "; ".join(problems))
+        self._last_problems = problems
         for config in configs:
             for path in config.untrusted_project_files:
                 if path not in self.reported_untrusted:

@@ -42,6 +42,7 @@ CORE = [
     "options",
     "protocol",
     "ranking",
+    "safe_write",
     "schema",
     "session",
     "settings_file",
