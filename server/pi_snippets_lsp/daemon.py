@@ -133,7 +133,8 @@ class Daemon:
         self.token = new_token()
         self.token_file = self.listen.token_file or default_token_path()
         write_private_file(self.token_file, self.token + "\n")
-        log.warning("the token for clients is in %s", self.token_file)
+        # Where, never what: the token itself is in no log and on no screen.
+        print(f"pi-snippets-lsp: the token for clients is in {self.token_file}", file=sys.stderr)
 
     def _remove_files(self) -> None:
         if self.token_file is not None and self.token is not None:
