@@ -111,29 +111,27 @@ def register(server: SnippetsServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, _LEGEND)
     async def tokens_full(
         ls: SnippetsServer, params: types.SemanticTokensParams
-    ) -> types.SemanticTokens | None:
+    ) -> translate.JsonText | None:
         found = await _prompt(ls, params.text_document.uri)
         if found is None:
             return None
         document, config = found
         text = document.text  # a snapshot: the document may change while a thread works
-        data = await off_loop(ls, len(text), semantic_tokens, text, config.values, ls.encoding)
-        return types.SemanticTokens(data=data)
+        return await off_loop(ls, len(text), _tokens_json, text, config.values, ls.encoding)
 
     @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, _LEGEND)
     async def tokens_range(
         ls: SnippetsServer, params: types.SemanticTokensRangeParams
-    ) -> types.SemanticTokens | None:
+    ) -> translate.JsonText | None:
         found = await _prompt(ls, params.text_document.uri)
         if found is None:
             return None
         document, config = found
         start, end = _offsets(ls, document, params.range)
         text = document.text
-        data = await off_loop(
-            ls, len(text), semantic_tokens, text, config.values, ls.encoding, start, end
+        return await off_loop(
+            ls, len(text), _tokens_json, text, config.values, ls.encoding, start, end
         )
-        return types.SemanticTokens(data=data)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=_ACTION_KINDS)
@@ -286,6 +284,18 @@ async def _prompt_marker(
         ls, len(line), marker_on_line, line, position.character, ls.encoding, config.values
     )
     return None if spot is None else (document, config, spot)
+
+
+def _tokens_json(
+    text: str, snippets: Any, encoding: Any, start: int = 0, end: int | None = None
+) -> translate.JsonText:
+    """``SemanticTokens`` encoded where they are computed (a worker thread, for a large
+    text): a million integers turned into JSON one by one on the loop took a second."""
+    data = semantic_tokens(text, snippets, encoding, start, end)
+    # In slices: one C call over all of them would hold the GIL (and the loop) that long.
+    step = 16384
+    parts = [",".join(map(str, data[i : i + step])) for i in range(0, len(data), step)]
+    return translate.JsonText('{"data":[' + ",".join(parts) + "]}")
 
 
 def _snippet(config: Config, name: str) -> Snippet | None:

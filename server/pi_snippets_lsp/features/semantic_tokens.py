@@ -19,7 +19,7 @@ from typing import Final
 
 from ..documents import Document, Encoding
 from ..line_codec import units_of
-from .markers import markers
+from .markers import iter_markers
 
 #: The legend's token types; a token's type is its index here.
 TOKEN_TYPES: Final = ("macro", "string")
@@ -48,7 +48,7 @@ def semantic_tokens(
     data: list[int] = []
     line, column, anchor = 0, 0, 0  # ``anchor``: an offset on ``line`` at ``column``
     last_line, last_column = 0, 0
-    for marker in markers(text, snippets, start, end):
+    for marker in iter_markers(text, snippets, start, end):
         breaks = _line_breaks(text, anchor, marker.start)
         if breaks:
             line += breaks
