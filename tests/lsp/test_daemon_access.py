@@ -365,3 +365,53 @@ def test_ws_handshakes_from_web_pages_and_rebound_names_get_403(
     origin = origin.format(port=daemon.port) if origin else None
     assert handshake_status(daemon.port, host, origin) == status
     assert daemon.alive()
+
+
+# --------------------------------------------------------------------------- stdio
+
+
+def reachable_sockets(pid: int) -> list[str]:
+    """The sockets of a process that others could reach: TCP/UDP ones, and Unix ones with
+    a name (asyncio's own wake-up pair is an unnamed socketpair)."""
+    fds = Path(f"/proc/{pid}/fd")
+    links = [os.readlink(fd) for fd in fds.iterdir()]
+    inodes = {link[len("socket:[") : -1] for link in links if link.startswith("socket:[")}
+    found = []
+    for table in ("tcp", "tcp6", "udp", "udp6"):
+        for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+            if line.split()[9] in inodes:
+                found.append(f"{table}: {line}")
+    for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[6] in inodes and len(fields) > 7:
+            found.append(f"unix: {fields[7]}")
+    return found
+
+
+def test_a_stdio_server_listens_on_nothing(tmp_path: Path) -> None:
+    """Over stdio only the process that started the server talks to it: it has no socket
+    anyone else could reach."""
+    proc = subprocess.Popen(
+        SERVER,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path)},
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        params = {"capabilities": {}, "initializationOptions": {"pollInterval": 0}}
+        proc.stdin.write(encode({**INITIALIZE, "params": params}))
+        proc.stdin.flush()
+        assert proc.stdout.read1(65536)  # type: ignore[attr-defined]  # answered: it is up
+        assert reachable_sockets(proc.pid) == []
+    finally:
+        proc.kill()
+        proc.wait(STUCK)
+
+
+def test_the_socket_daemon_is_reachable_only_at_its_socket(
+    daemons: Callable[..., Daemon],
+) -> None:
+    daemon = daemons("--socket")
+    assert reachable_sockets(daemon.process.pid) == [f"unix: {daemon.path}"]
