@@ -46,10 +46,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "server"))
 
-from pi_snippets_lsp.documents import Document  # noqa: E402
-from pi_snippets_lsp.features.hover import marker_on_line  # noqa: E402
-from pi_snippets_lsp.features.semantic_tokens import semantic_tokens  # noqa: E402
-from pi_snippets_lsp.framing import FrameDecoder, encode, parse_message  # noqa: E402
+from pi_snippets_lsp.core.documents import Document
+from pi_snippets_lsp.core.hover import marker_on_line
+from pi_snippets_lsp.core.semantic_tokens import semantic_tokens
+from pi_snippets_lsp.wire.framing import FrameDecoder, encode, parse_message
 
 SERVER = [sys.executable, "-m", "pi_snippets_lsp"]
 MIB = 1024 * 1024

@@ -16,10 +16,10 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import SettingsFileError, SettingsFiles, parse_settings_text
-from .safe_write import write_settings_file
-from .settings_file import read_settings_bytes
-from .watch import Stamp, stamp
+from pi_snippets_lsp.settings.files import SettingsFileError, read_settings_bytes
+from pi_snippets_lsp.settings.layers import SettingsFiles, parse_settings_text
+from pi_snippets_lsp.settings.safe_write import write_settings_file
+from pi_snippets_lsp.settings.watch import Stamp, stamp
 
 log = logging.getLogger(__name__)
 

@@ -36,12 +36,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import IO, Any, Final, Protocol
 
-from .daemon_auth import UNAUTHORIZED, UNAUTHORIZED_MESSAGE, TokenGate, Verdict
-from .framing import FrameDecoder, Problem, Rejection, parse_message
-from .limits import MAX_IN_FLIGHT
-from .server import SERVER_NOT_INITIALIZED, create_server
-from .session import ServerOptions
-from .signals import on_reload_signal, on_stop_signals
+from pi_snippets_lsp.lsp.daemon_auth import UNAUTHORIZED, UNAUTHORIZED_MESSAGE, TokenGate, Verdict
+from pi_snippets_lsp.lsp.limits import MAX_IN_FLIGHT
+from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.setup import create_server
+from pi_snippets_lsp.lsp.signals import on_reload_signal, on_stop_signals
+from pi_snippets_lsp.wire.errors import SERVER_NOT_INITIALIZED
+from pi_snippets_lsp.wire.framing import FrameDecoder, Problem, Rejection, parse_message
 
 log = logging.getLogger(__name__)
 

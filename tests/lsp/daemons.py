@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_snippets_lsp.wire.framing import FrameDecoder, encode, parse_message
 
 from pi_snippets_lsp.client import SnippetsClient
-from pi_snippets_lsp.daemon_folder import FOLDER_NAME, SOCKET_NAME, TOKEN_NAME
-from pi_snippets_lsp.framing import FrameDecoder, encode, parse_message
+from pi_snippets_lsp.wire.daemon_files import FOLDER_NAME, SOCKET_NAME, TOKEN_NAME
 
 from .conftest import SERVER
 

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pi_snippets_lsp.wire.framing import encode
 
 from pi_snippets_lsp.client import SnippetsClient
-from pi_snippets_lsp.framing import encode
 
 from .conftest import SERVER
 from .daemons import STUCK, Daemon, Raw, client, daemons

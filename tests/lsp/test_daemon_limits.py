@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from pi_snippets_lsp.framing import encode
+from pi_snippets_lsp.wire.framing import encode
 
 from .daemons import STUCK, Daemon, Raw, client, daemons
 

@@ -18,8 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-from pi_snippets_lsp.framing import MessageReader, encode
+from pi_snippets_lsp.wire.framing import MessageReader, encode
 
 from .conftest import SERVER
 from .daemons import STUCK, Daemon, Raw, daemons

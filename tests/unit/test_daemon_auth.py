@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pi_snippets_lsp.daemon_auth import TokenGate, Verdict, allowed_hosts, handshake_refusal
+from pi_snippets_lsp.lsp.daemon_auth import TokenGate, Verdict, allowed_hosts, handshake_refusal
 
 TOKEN = "s3cret-Token_value"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_snippets_lsp.daemon_folder import (
+from pi_snippets_lsp.wire.daemon_files import (
     UnsafeFolderError,
     ensure_private_folder,
     folder_problem,

@@ -9,15 +9,14 @@ import os
 from pathlib import Path
 
 import pytest
-
-from pi_snippets_lsp.edited_files import (
+from pi_snippets_lsp.settings.files import MAX_SETTINGS_BYTES as MAX_TEXT_BYTES
+from pi_snippets_lsp.settings.files import SettingsFileError
+from pi_snippets_lsp.settings.overlay import (
     EditedFiles,
     EditedSettingsFiles,
     create_file,
     read_text,
 )
-from pi_snippets_lsp.settings_file import MAX_SETTINGS_BYTES as MAX_TEXT_BYTES
-from pi_snippets_lsp.settings_file import SettingsFileError
 
 EDITED = '{"piSimpleSnippets": {"snippets": {"new": "edited"}}}'
 

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from pi_snippets_lsp.limits import Limits, ThrottledLog, folders_within, poll_interval_within
+from pi_snippets_lsp.lsp.limits import Limits, ThrottledLog, folders_within, poll_interval_within
 
 
 def test_the_stated_defaults() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pi_snippets_lsp.core.documents import Encoding, index_from_units, units_length
 
-from pi_snippets_lsp.documents import Encoding, index_from_units, units_length
-from pi_snippets_lsp.line_codec import index_at, units_of
+from pi_snippets_lsp.core.line_codec import index_at, units_of
 
 from .conftest import examples
 

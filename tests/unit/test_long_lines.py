@@ -16,12 +16,12 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pi_snippets_lsp.core.documents import Document, Encoding
+from pi_snippets_lsp.core.hover import marker_on_line
+from pi_snippets_lsp.core.markers import marker_at
+from pi_snippets_lsp.core.semantic_tokens import semantic_tokens
 
-from pi_snippets_lsp.documents import Document, Encoding
-from pi_snippets_lsp.features.hover import marker_on_line
-from pi_snippets_lsp.features.markers import marker_at
-from pi_snippets_lsp.features.semantic_tokens import semantic_tokens
-from pi_snippets_lsp.line_codec import units_of
+from pi_snippets_lsp.core.line_codec import units_of
 
 from .conftest import examples
 

@@ -9,10 +9,10 @@ import stat
 from pathlib import Path
 
 import pytest
+from pi_snippets_lsp.settings.files import MAX_SETTINGS_BYTES
 
-from pi_snippets_lsp import safe_write
-from pi_snippets_lsp.safe_write import SettingsWriteError, write_settings_file
-from pi_snippets_lsp.settings_file import MAX_SETTINGS_BYTES
+from pi_snippets_lsp.settings import safe_write
+from pi_snippets_lsp.settings.safe_write import SettingsWriteError, write_settings_file
 
 OLD = '{"piSimpleSnippets": {"snippets": {"old": "kept"}}}\n'
 

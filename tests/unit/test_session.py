@@ -16,11 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
-from pi_snippets_lsp import settings_file
-from pi_snippets_lsp.config import Config
-from pi_snippets_lsp.options import ClientFeatures
-from pi_snippets_lsp.session import (
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.lsp.options import ClientFeatures
+from pi_snippets_lsp.lsp.session import (
     PROJECT_GLOB,
     ServerOptions,
     Session,
@@ -34,6 +32,8 @@ from pi_snippets_lsp.session import (
     path_of_uri,
     settings_files,
 )
+
+from pi_snippets_lsp.settings import files as settings_file
 
 # --------------------------------------------------------------------------- folder rules
 

@@ -14,8 +14,13 @@ import socket
 import time
 from pathlib import Path
 
-from ..daemon_folder import UnsafeFolderError, default_socket_path, default_token_path, read_token
-from .errors import ServerUnavailableError, SnippetsClientError
+from pi_snippets_lsp.client.errors import ServerUnavailableError, SnippetsClientError
+from pi_snippets_lsp.wire.daemon_files import (
+    UnsafeFolderError,
+    default_socket_path,
+    default_token_path,
+    read_token,
+)
 
 
 def daemon_token(token: str | None, token_file: str | os.PathLike[str] | None) -> str:

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from ..documents import Encoding
-from ..grammar import WRAPPERS
-from ..line_codec import index_at, units_of
-from ..snippet import Snippet, normalize_newlines
-from .markers import Marker, marker_at
+from pi_snippets_lsp.core.documents import Encoding
+from pi_snippets_lsp.core.grammar import WRAPPERS
+from pi_snippets_lsp.core.line_codec import index_at, units_of
+from pi_snippets_lsp.core.markers import Marker, marker_at
+from pi_snippets_lsp.core.snippet import Snippet, normalize_newlines
 
 Layer = Literal["user", "project", "client"]
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ..documents import Document, Encoding
-from ..line_codec import units_of
-from .markers import iter_markers
+from pi_snippets_lsp.core.documents import Document, Encoding
+from pi_snippets_lsp.core.line_codec import units_of
+from pi_snippets_lsp.core.markers import iter_markers
 
 #: The legend's token types; a token's type is its index here.
 TOKEN_TYPES: Final = ("macro", "string")

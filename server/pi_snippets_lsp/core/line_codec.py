@@ -22,7 +22,7 @@ import codecs
 import re
 from typing import Final
 
-from .documents import Encoding, index_from_units
+from pi_snippets_lsp.core.documents import Encoding, index_from_units
 
 _CODEC: Final = {"utf-8": "utf-8", "utf-16": "utf-16-le"}
 _UNIT_BYTES: Final = {"utf-8": 1, "utf-16": 2}

@@ -36,8 +36,13 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from .daemon_auth import allowed_hosts, handshake_refusal
-from .daemon_folder import (
+from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.transport import CHUNK, CLOSE_TIMEOUT, Connection
+
+from pi_snippets_lsp.lsp.daemon_auth import allowed_hosts, handshake_refusal
+from pi_snippets_lsp.lsp.limits import ThrottledLog
+from pi_snippets_lsp.lsp.signals import on_reload_signal, on_stop_signals
+from pi_snippets_lsp.wire.daemon_files import (
     UnsafeFolderError,
     default_socket_path,
     default_token_path,
@@ -47,10 +52,6 @@ from .daemon_folder import (
     runtime_folder,
     write_private_file,
 )
-from .limits import ThrottledLog
-from .session import ServerOptions
-from .signals import on_reload_signal, on_stop_signals
-from .transport import CHUNK, CLOSE_TIMEOUT, Connection
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
-from .settings_file import MAX_SETTINGS_BYTES
+from pi_snippets_lsp.settings.files import MAX_SETTINGS_BYTES
 
 _CREATE: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
