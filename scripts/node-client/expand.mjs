@@ -1,17 +1,29 @@
-// An agent frontend in Node: expand one prompt with pi-snippets-lsp over stdio.
+// An agent frontend in Node: expand one prompt with pi-snippets-lsp.
 //
-// Spawns the server (PI_SNIPPETS_SERVER, default "pi-snippets-lsp"; split at blanks),
-// does the LSP handshake with vscode-jsonrpc, waits for the first snippets/didLoad,
-// calls snippets/expand, asserts the expanded text, then shutdown + exit.
+// Over stdio (the default): spawns the server (PI_SNIPPETS_SERVER, default
+// "pi-snippets-lsp"; split at blanks); extra arguments are passed to it.
 //
 //   PI_SNIPPETS_SERVER="python3 -m pi_snippets_lsp" node expand.mjs --settings ../../examples/settings.json
 //
-// Extra arguments are passed to the server. The expected text below is what
-// examples/settings.json gives; prints "node-client: 1 passed, 0 failed" on success.
+// Or one session of a running daemon (PI_SNIPPETS_CONNECT):
+//   "unix" or "unix:PATH"      a `pi-snippets-lsp --socket` daemon (default socket:
+//                              $XDG_RUNTIME_DIR/pi-snippets-lsp/lsp.sock); no token needed
+//   "tcp://HOST:PORT"          a `pi-snippets-lsp --tcp` daemon; the token is read from its
+//                              token file (PI_SNIPPETS_TOKEN_FILE, default
+//                              $XDG_RUNTIME_DIR/pi-snippets-lsp/token) and sent as
+//                              initializationOptions.token
+//
+// Does the LSP handshake with vscode-jsonrpc, waits for the first snippets/didLoad, calls
+// snippets/expand, asserts the expanded text, then shutdown + exit. The expected text
+// below is what examples/settings.json gives; prints "node-client: 1 passed, 0 failed".
 // A server that ends before answering (one that cannot start, say) fails the run at once,
 // naming its exit code; its own message is on stderr just above.
 
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import rpc from "vscode-jsonrpc/node";
 
 const { createMessageConnection, StreamMessageReader, StreamMessageWriter, ResponseError, ErrorCodes } = rpc;
@@ -64,22 +76,65 @@ async function answer(promise, what, serverExit) {
   }
 }
 
-async function main() {
-  const command = (process.env.PI_SNIPPETS_SERVER || "pi-snippets-lsp").trim().split(/\s+/);
-  const child = spawn(command[0], [...command.slice(1), ...process.argv.slice(2)], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const spawned = new Promise((resolve, reject) => {
-    child.once("spawn", resolve);
-    child.once("error", reject);
-  });
-  await spawned;
-  const serverExit = exitOf(child);
+// The daemon's folder, as pi-snippets-lsp computes it (docs/lsp.md, "Daemon: who may
+// connect"): $XDG_RUNTIME_DIR/pi-snippets-lsp, else <tmpdir>/pi-snippets-lsp-<uid>.
+function daemonFolder() {
+  const runtime = process.env.XDG_RUNTIME_DIR || "";
+  if (runtime && path.isAbsolute(runtime)) {
+    return path.join(runtime, "pi-snippets-lsp");
+  }
+  return path.join(os.tmpdir(), `pi-snippets-lsp-${process.getuid()}`);
+}
 
-  const connection = createMessageConnection(
-    new StreamMessageReader(child.stdout),
-    new StreamMessageWriter(child.stdin),
-  );
+// A running daemon's socket, and the token it asks for (null on a Unix socket).
+async function connectToDaemon(where) {
+  let options;
+  let token = null;
+  if (where === "unix" || where.startsWith("unix:")) {
+    options = { path: where === "unix" ? path.join(daemonFolder(), "lsp.sock") : where.slice(5) };
+  } else {
+    const url = new URL(where);
+    options = { host: url.hostname, port: Number(url.port) };
+    const tokenFile = process.env.PI_SNIPPETS_TOKEN_FILE || path.join(daemonFolder(), "token");
+    token = readFileSync(tokenFile, "utf8").trim();
+  }
+  const socket = net.connect(options);
+  await new Promise((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  return { socket, token };
+}
+
+async function main() {
+  const where = process.env.PI_SNIPPETS_CONNECT;
+  let child = null;
+  let socket = null;
+  let token = null;
+  let serverExit;
+  let reader;
+  let writer;
+  if (where) {
+    ({ socket, token } = await connectToDaemon(where));
+    // A daemon's session ends when the daemon closes our connection.
+    serverExit = new Promise((resolve) => socket.once("close", () => resolve({ code: 0, signal: null })));
+    reader = socket;
+    writer = socket;
+  } else {
+    const command = (process.env.PI_SNIPPETS_SERVER || "pi-snippets-lsp").trim().split(/\s+/);
+    child = spawn(command[0], [...command.slice(1), ...process.argv.slice(2)], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    await new Promise((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    serverExit = exitOf(child);
+    reader = child.stdout;
+    writer = child.stdin;
+  }
+
+  const connection = createMessageConnection(new StreamMessageReader(reader), new StreamMessageWriter(writer));
 
   // The server may ask us things; answer at once so it never waits.
   connection.onRequest((method, params) => {
@@ -111,8 +166,13 @@ async function main() {
         clientInfo: { name: "node-client" },
         rootUri: null,
         capabilities: {},
-        // Opt in to snippets/didLoad: the server sends it only to clients that ask.
-        initializationOptions: { pollInterval: 0, notifications: ["snippets/didLoad"] },
+        // Opt in to snippets/didLoad: the server sends it only to clients that ask. A TCP
+        // daemon wants its token here.
+        initializationOptions: {
+          pollInterval: 0,
+          notifications: ["snippets/didLoad"],
+          ...(token === null ? {} : { token }),
+        },
       }),
       "initialize",
       serverExit,
@@ -148,9 +208,10 @@ async function main() {
     }
   } finally {
     connection.dispose();
-    if (child.exitCode === null && child.signalCode === null) {
+    if (child !== null && child.exitCode === null && child.signalCode === null) {
       child.kill("SIGKILL");
     }
+    socket?.destroy();
   }
   console.log(`node-client: ${1 - Math.min(failures, 1)} passed, ${Math.min(failures, 1)} failed`);
   return failures === 0 ? 0 : 1;

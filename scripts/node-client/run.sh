@@ -4,6 +4,9 @@
 #   bash scripts/node-client/run.sh
 #   PYTHON=/path/to/python bash scripts/node-client/run.sh
 #
+# With PI_SNIPPETS_CONNECT set ("unix", "unix:PATH" or "tcp://HOST:PORT") the example
+# connects to a running daemon instead of starting a server (see expand.mjs).
+#
 # The server runs as `$PYTHON -m pi_snippets_lsp`. PYTHON must be able to import
 # pi_snippets_lsp; unset, it is the active virtualenv's python ($VIRTUAL_ENV), else the
 # repo's .venv/bin/python (the venv README and CONTRIBUTING make), else python3.

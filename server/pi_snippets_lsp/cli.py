@@ -15,7 +15,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 
@@ -23,8 +23,10 @@ from pi_snippets_lsp.api import load_config
 from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.core.expansion import Expansion, expand
 from pi_snippets_lsp.core.snippet import preview
+from pi_snippets_lsp.lsp.daemon import Daemon, Listen
+from pi_snippets_lsp.lsp.limits import MIB, Limits
 from pi_snippets_lsp.lsp.session import ServerOptions
-from pi_snippets_lsp.lsp.transport import Daemon, serve_stdio
+from pi_snippets_lsp.lsp.transport import serve_stdio
 from pi_snippets_lsp.mcp.live import McpOptions
 from pi_snippets_lsp.settings.schema import settings_json_schema
 from pi_snippets_lsp.wire.version import VERSION
@@ -74,6 +76,77 @@ def _add_settings_options(parser: argparse.ArgumentParser, *, sub: bool = False)
     )
 
 
+def _positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+        return value
+
+    return parse
+
+
+def _add_limit_options(parser: argparse.ArgumentParser) -> None:
+    d = Limits()
+    group = parser.add_argument_group("limits (what one client may cost)")
+    group.add_argument(
+        "--max-connections",
+        type=_positive(int),
+        default=d.max_connections,
+        metavar="N",
+        help=f"daemon: connections at once; more are closed (default {d.max_connections})",
+    )
+    group.add_argument(
+        "--initialize-timeout",
+        type=_positive(float),
+        default=d.initialize_timeout,
+        metavar="SECONDS",
+        help="daemon: a connection without a valid initialize after this long is closed "
+        f"(default {d.initialize_timeout:g})",
+    )
+    group.add_argument(
+        "--max-message-size",
+        type=_positive(int),
+        default=d.max_body,
+        metavar="BYTES",
+        help=f"the largest message body; a bigger one is refused (default {d.max_body // MIB} MiB)",
+    )
+    group.add_argument(
+        "--max-folders",
+        type=_positive(int),
+        default=d.max_folders,
+        metavar="N",
+        help=f"workspace folders read per session; more are ignored (default {d.max_folders})",
+    )
+    group.add_argument(
+        "--min-poll-interval",
+        type=_positive(float),
+        default=d.min_poll_interval,
+        metavar="SECONDS",
+        help="the smallest pollInterval a client may ask for; a smaller one is raised to it "
+        f"(default {d.min_poll_interval:g})",
+    )
+    group.add_argument(
+        "--max-unsent",
+        type=_positive(int),
+        default=d.max_unsent,
+        metavar="BYTES",
+        help="answers waiting for a client; past it the client is not read until it reads "
+        f"(default {d.max_unsent // MIB} MiB)",
+    )
+    group.add_argument(
+        "--stuck-timeout",
+        type=_positive(float),
+        default=d.stuck_timeout,
+        metavar="SECONDS",
+        help="daemon: a connection that has not read its answers for this long is closed "
+        f"(default {d.stuck_timeout:g})",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pi-snippets-lsp",
@@ -85,22 +158,48 @@ def build_parser() -> argparse.ArgumentParser:
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="serve on stdin/stdout (default)")
     transport.add_argument(
+        "--socket",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="PATH",
+        help="serve on a Unix socket, as a daemon: every connection is a session of its own, "
+        "and only your user can connect (default PATH: lsp.sock in "
+        "$XDG_RUNTIME_DIR/pi-snippets-lsp/); the recommended daemon",
+    )
+    transport.add_argument(
         "--tcp",
         action="store_true",
-        help="serve on a TCP socket, as a daemon: every connection is a session of its own",
+        help="serve on a TCP socket, as a daemon; clients need the token of --token-file",
     )
     transport.add_argument(
         "--ws", action="store_true", help="the same on a WebSocket (needs pi-snippets-lsp[ws])"
     )
-    parser.add_argument(
+    daemon = parser.add_argument_group("daemon (--tcp, --ws)")
+    daemon.add_argument(
         "--host",
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1: loopback only, other machines cannot "
-        "connect; the server has no authentication, so think before listening on others)",
+        "connect; on any address a client needs the token)",
     )
-    parser.add_argument(
+    daemon.add_argument(
         "--port", type=int, default=2087, help="port to listen on (default 2087; 0: any free)"
     )
+    daemon.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="where to write the token clients send as initializationOptions.token "
+        "(default: token in $XDG_RUNTIME_DIR/pi-snippets-lsp/); written anew at each start",
+    )
+    daemon.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="--ws: a web origin (https://example.org) allowed to connect; repeatable. "
+        "A handshake from any other origin is refused with 403 (default: none)",
+    )
+    _add_limit_options(parser)
     _add_settings_options(parser)
 
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -330,10 +429,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         default_project=args.project,
         trust_project=args.trust_project,
         error_details=args.verbose > 0,
+        limits=Limits(
+            max_connections=args.max_connections,
+            initialize_timeout=args.initialize_timeout,
+            max_body=args.max_message_size,
+            max_folders=args.max_folders,
+            min_poll_interval=args.min_poll_interval,
+            max_unsent=args.max_unsent,
+            stuck_timeout=args.stuck_timeout,
+        ),
     )
-    if args.tcp:
-        return Daemon(options, args.host, args.port).serve_tcp()
-    if args.ws:
-        return Daemon(options, args.host, args.port).serve_ws()
+    if args.socket is not None:
+        path = Path(args.socket).expanduser() if args.socket else None
+        return Daemon(options, Listen("unix", path=path)).serve()
+    if args.tcp or args.ws:
+        listen = Listen(
+            "tcp" if args.tcp else "ws",
+            host=args.host,
+            port=args.port,
+            token_file=Path(args.token_file).expanduser() if args.token_file else None,
+            allow_origins=tuple(args.allow_origin),
+        )
+        return Daemon(options, listen).serve()
     # LSP: exit code 0 after a `shutdown` request, 1 when the session ends without one.
     return serve_stdio(options)

@@ -47,6 +47,11 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "agent"
     folder.mkdir()
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder))
+    # The daemons' folder (socket, token file), private to the test: the daemons started
+    # and the clients connecting (which read the token there) share it.
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     return folder
 
 

@@ -8,6 +8,7 @@ expected to be installed.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
+from .conftest import EXAMPLES, REPO
 
 RUN = REPO / "scripts" / "node-client" / "run.sh"
 VENV_PYTHON = REPO / ".venv" / "bin" / "python"
@@ -90,3 +91,36 @@ def test_a_server_that_dies_at_start_fails_the_example_at_once(tmp_path: Path) -
     assert "the server exited with code 1" in proc.stderr, report
     assert "no answer within" not in proc.stderr, report
     assert proc.stdout.splitlines()[-1] == "node-client: 0 passed, 1 failed", report
+
+
+@pytest.mark.parametrize("flag", ["--socket", "--tcp"])
+def test_node_client_uses_a_running_daemon(tmp_path: Path, flag: str) -> None:
+    """The recipe connects to a ``--socket`` daemon, or to a ``--tcp`` one with the token
+    it reads from the daemon's token file itself."""
+    need_node()
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {"XDG_RUNTIME_DIR": str(runtime), "PI_CODING_AGENT_DIR": str(tmp_path)}
+    port = ["--port", "0"] if flag == "--tcp" else []
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "pi_snippets_lsp", flag, *port, "--settings", str(EXAMPLES)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **env},
+    )
+    try:
+        assert daemon.stderr is not None
+        for raw in daemon.stderr:
+            if match := re.search(r"listening on (unix:\S+|tcp://\S+)", raw.decode()):
+                break
+        assert match
+        connect = "unix" if flag == "--socket" else match[1]
+        proc, report = run_recipe(
+            {**os.environ, "PYTHON": sys.executable, **env, "PI_SNIPPETS_CONNECT": connect}
+        )
+        assert proc.returncode == 0, report
+        assert proc.stdout.splitlines()[-1] == PASSED, report
+        assert daemon.poll() is None, "exit ended the session, not the daemon"
+    finally:
+        daemon.terminate()

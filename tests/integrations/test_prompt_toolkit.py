@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import importlib.util
 import json
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +92,7 @@ def frontend(request: pytest.FixtureRequest, home: Path) -> Iterator[Frontend]:
     client = None
     if request.param == "client":
         client = SnippetsClient.start(
+            [sys.executable, "-m", "pi_snippets_lsp", "--min-poll-interval", "0.05"],
             env={"PI_CODING_AGENT_DIR": str(home)},
             init_options={"pollInterval": 0.05},
             timeout=TIMEOUT,

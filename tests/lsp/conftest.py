@@ -23,8 +23,10 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 SERVER = [sys.executable, "-m", "pi_snippets_lsp"]
-#: Seconds the in-process watcher waits between looks; tests keep it short.
+#: Seconds the in-process watcher waits between looks; tests keep it short (under the
+#: server's minimum, so the servers of these tests are started with a smaller one).
 POLL = 0.1
+POLL_FLAGS = ["--min-poll-interval", str(POLL)]
 
 
 def capabilities(kind: str) -> types.ClientCapabilities:
@@ -269,7 +271,9 @@ async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
         workspace = tmp_path / f"ws{len(sessions)}"
         workspace.mkdir()
         env = {**os.environ, "PI_CODING_AGENT_DIR": str(home)}
-        config = ClientServerConfig(server_command=[*SERVER, *(args or [])], server_env=env)
+        config = ClientServerConfig(
+            server_command=[*SERVER, *POLL_FLAGS, *(args or [])], server_env=env
+        )
         client = await config.start()
         _tell_code_actions_from_commands(client)
         session = Session(client=client, home=home, workspace=workspace)

@@ -10,146 +10,21 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pi_snippets_lsp.client import SnippetsClient
-from pi_snippets_lsp.wire.framing import FrameDecoder, encode, parse_message
-
 from .conftest import SERVER
+from .daemons import STUCK, Daemon, Raw, client, daemons
 
-STUCK = 20.0
-LISTENING = re.compile(rb"listening on (tcp|ws)://([^:]+):(\d+)")
-
-
-class Daemon:
-    """``pi-snippets-lsp --tcp|--ws --port 0``; the port is read from its first line."""
-
-    def __init__(self, home: Path, flag: str, *args: str) -> None:
-        self.process = subprocess.Popen(
-            [*SERVER, flag, "--port", "0", *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env={**os.environ, "PI_CODING_AGENT_DIR": str(home)},
-        )
-        self.stderr = b""
-        self._ready = threading.Event()
-        self.port = 0
-        threading.Thread(target=self._read_stderr, daemon=True).start()
-        if not self._ready.wait(STUCK):
-            self.process.kill()
-            raise AssertionError(f"the daemon never listened: {self.stderr!r}")
-
-    def _read_stderr(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.stderr += line
-            if (match := LISTENING.search(line)) and not self._ready.is_set():
-                self.port = int(match[3])
-                self._ready.set()
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def signal(self, signum: int) -> int:
-        self.process.send_signal(signum)
-        return self.process.wait(STUCK)
-
-    def log(self) -> str:
-        return self.stderr.decode("utf-8", "replace")
-
-
-@pytest.fixture
-def daemons(tmp_path: Path) -> Iterator[Callable[..., Daemon]]:
-    started: list[Daemon] = []
-
-    def start(flag: str = "--tcp", *args: str) -> Daemon:
-        daemon = Daemon(tmp_path, flag, *args)
-        started.append(daemon)
-        return daemon
-
-    yield start
-    for daemon in started:
-        if daemon.alive():
-            daemon.process.kill()
-            daemon.process.wait(STUCK)
-
-
-class RawTcp:
-    """A bare framed connection: send what we like, read what comes."""
-
-    def __init__(self, port: int) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=STUCK)
-        self.decoder = FrameDecoder()
-        self.pending: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.sock.sendall(encode(message))
-
-    def receive(self) -> dict[str, Any] | None:
-        while not self.pending:
-            data = self.sock.recv(65536)
-            if not data:
-                return None
-            self.decoder.feed(data)
-            for item in self.decoder.frames():
-                assert isinstance(item, bytes)
-                message = parse_message(item)
-                assert isinstance(message, dict)
-                self.pending.append(message)
-        return self.pending.pop(0)
-
-    def response(self, msg_id: int) -> dict[str, Any]:
-        while (message := self.receive()) is not None:
-            if message.get("id") == msg_id and "method" not in message:
-                return message
-        raise AssertionError(f"the connection closed before answering {msg_id}")
-
-    def handshake(self, snippets: dict[str, str]) -> None:
-        self.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "capabilities": {},
-                    "initializationOptions": {
-                        "pollInterval": 0,
-                        "piSimpleSnippets": {"snippets": snippets},
-                    },
-                },
-            }
-        )
-        assert "result" in self.response(1)
-        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-
-    def expand(self, msg_id: int, text: str) -> dict[str, Any]:
-        self.send(
-            {"jsonrpc": "2.0", "id": msg_id, "method": "snippets/expand", "params": {"text": text}}
-        )
-        return self.response(msg_id)
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-def client(port: int, name: str) -> SnippetsClient:
-    return SnippetsClient.connect(
-        "127.0.0.1",
-        port,
-        init_options={"pollInterval": 0, "piSimpleSnippets": {"snippets": {"who": name}}},
-        timeout=STUCK,
-    )
+__all__ = ["daemons"]  # the fixture
 
 
 def test_concurrent_sessions_see_only_their_own_answers(daemons: Callable[..., Daemon]) -> None:
@@ -161,7 +36,7 @@ def test_concurrent_sessions_see_only_their_own_answers(daemons: Callable[..., D
 
     def run(name: str) -> None:
         try:
-            with client(daemon.port, name) as session:
+            with client(daemon, name) as session:
                 for i in range(150):
                     answer = session.expand(f"%who {i}").text
                     if answer != f"{name} {i}":
@@ -182,7 +57,7 @@ def test_concurrent_sessions_see_only_their_own_answers(daemons: Callable[..., D
 
 def test_documents_and_settings_are_per_session(daemons: Callable[..., Daemon]) -> None:
     daemon = daemons()
-    one, two = RawTcp(daemon.port), RawTcp(daemon.port)
+    one, two = Raw.tcp(daemon), Raw.tcp(daemon)
     one.handshake({"a": "one"})
     two.handshake({"a": "two"})
     uri = "untitled:prompt"
@@ -206,20 +81,20 @@ def test_documents_and_settings_are_per_session(daemons: Callable[..., Daemon]) 
 
 def test_a_probe_that_connects_and_closes_ends_nothing(daemons: Callable[..., Daemon]) -> None:
     daemon = daemons()
-    with client(daemon.port, "kept") as session:
+    with client(daemon, "kept") as session:
         for _ in range(5):
             socket.create_connection(("127.0.0.1", daemon.port), timeout=STUCK).close()
         with socket.create_connection(("127.0.0.1", daemon.port), timeout=STUCK) as probe:
             probe.sendall(b"GET / HTTP/1.0\r\n\r\n")  # a confused health check
         assert session.expand("%who").text == "kept"
     assert daemon.alive()
-    with client(daemon.port, "later") as later:
+    with client(daemon, "later") as later:
         assert later.expand("%who").text == "later"
 
 
 def test_exit_from_one_client_leaves_the_others_working(daemons: Callable[..., Daemon]) -> None:
     daemon = daemons()
-    leaving, staying = RawTcp(daemon.port), RawTcp(daemon.port)
+    leaving, staying = Raw.tcp(daemon), Raw.tcp(daemon)
     leaving.handshake({"a": "leaving"})
     staying.handshake({"a": "staying"})
     leaving.send({"jsonrpc": "2.0", "id": 9, "method": "shutdown"})
@@ -236,9 +111,9 @@ def test_a_connection_that_drops_mid_session_ends_only_that_session(
     daemons: Callable[..., Daemon],
 ) -> None:
     daemon = daemons()
-    staying = RawTcp(daemon.port)
+    staying = Raw.tcp(daemon)
     staying.handshake({"a": "staying"})
-    dropping = RawTcp(daemon.port)
+    dropping = Raw.tcp(daemon)
     dropping.handshake({"a": "dropping"})
     dropping.sock.sendall(b"Content-Length: 500\r\n\r\n{")  # half a message, then gone
     dropping.close()
@@ -250,7 +125,7 @@ def test_a_connection_that_drops_mid_session_ends_only_that_session(
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_ends_the_daemon_cleanly(daemons: Callable[..., Daemon], signum: int) -> None:
     daemon = daemons()
-    session = RawTcp(daemon.port)
+    session = Raw.tcp(daemon)
     session.handshake({"a": "A"})
     assert session.expand(2, "%a")["result"]["text"] == "A"
     assert daemon.signal(signum) == 0
@@ -290,7 +165,11 @@ def test_websocket_sessions_are_separate_too(daemons: Callable[..., Daemon]) -> 
     daemon = daemons("--ws")
 
     def handshake(ws: Any, name: str) -> None:
-        options = {"pollInterval": 0, "piSimpleSnippets": {"snippets": {"a": name}}}
+        options = {
+            "pollInterval": 0,
+            "piSimpleSnippets": {"snippets": {"a": name}},
+            "token": daemon.token(),
+        }
         ws.send(
             json.dumps(
                 {

@@ -89,12 +89,18 @@ def start_socket_server(flag: str, tmp_path):
     settings.write_text(json.dumps({"piSimpleSnippets": {"snippets": {"hi": "hello"}}}))
     port = free_port()
     proc = subprocess.Popen(
-        [*SERVER, flag, "--port", str(port)],
+        [*SERVER, flag, "--port", str(port), "--token-file", str(tmp_path / "token")],
         env={**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
     return proc, port
+
+
+def initialize_with_token(tmp_path) -> dict:
+    """``initialize`` with the daemon's token (read once it listens)."""
+    token = (tmp_path / "token").read_text().strip()
+    return {**INITIALIZE, "params": {"capabilities": {}, "initializationOptions": {"token": token}}}
 
 
 def connect(port: int) -> socket.socket:
@@ -113,7 +119,7 @@ def test_tcp_transport_serves_expand(tmp_path):
     try:
         with connect(port) as sock:
             stream = sock.makefile("rwb")
-            stream.write(frame(INITIALIZE))
+            stream.write(frame(initialize_with_token(tmp_path)))
             stream.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
             stream.write(
                 frame(
@@ -147,7 +153,7 @@ def test_websocket_transport_serves_expand(tmp_path):
                     raise
                 time.sleep(0.1)
         with ws:
-            ws.send(json.dumps(INITIALIZE))
+            ws.send(json.dumps(initialize_with_token(tmp_path)))
             ws.send(json.dumps({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
             ws.send(
                 json.dumps(

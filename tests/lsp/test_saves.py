@@ -81,7 +81,7 @@ def test_every_answer_comes_from_one_complete_generation(
 ) -> None:
     settings = tmp_path / "settings.json"
     settings.write_bytes(VERSIONS["one"])
-    server = RawServer(tmp_path)
+    server = RawServer(tmp_path, ["--min-poll-interval", "0.02"])
     first = server.start(WATCHING if client == "watching" else None, poll_interval=0.02)
     assert first["count"] == SIZE
     save = PATTERNS[pattern]

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from pi_snippets_lsp.settings.files import MAX_SETTINGS_BYTES as MAX_TEXT_BYTES
+from pi_snippets_lsp.settings.files import SettingsFileError
 from pi_snippets_lsp.settings.overlay import (
-    MAX_TEXT_BYTES,
     EditedFiles,
     EditedSettingsFiles,
     create_file,
@@ -75,7 +76,6 @@ def test_an_edited_text_that_does_not_parse_falls_back_to_the_disk(tmp_path: Pat
     ("content", "expected"),
     [
         pytest.param("\ufeff{}".encode(), "{}", id="bom-dropped-as-editors-show-it"),
-        pytest.param(b"\xff\xfe", None, id="not-utf-8"),
         pytest.param("中文😀".encode(), "中文😀", id="utf-8"),
     ],
 )
@@ -85,11 +85,20 @@ def test_read_text(tmp_path: Path, content: bytes, expected: str | None) -> None
     assert read_text(path) == expected
 
 
+def test_a_file_that_is_not_utf_8_is_an_error_not_no_file(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_bytes(b"\xff\xfe")
+    with pytest.raises(SettingsFileError, match="is not UTF-8 text"):
+        read_text(path)
+
+
 def test_read_text_opens_only_regular_files(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
-    assert read_text(fifo) is None  # would block if opened
-    assert read_text(tmp_path) is None
+    with pytest.raises(SettingsFileError, match="FIFO"):
+        read_text(fifo)  # would block if opened
+    with pytest.raises(SettingsFileError, match="directory"):
+        read_text(tmp_path)
     assert read_text(tmp_path / "missing.json") is None
 
 
@@ -136,7 +145,8 @@ def test_read_text_reads_a_file_up_to_the_limit_and_no_bigger(tmp_path: Path) ->
     assert text is not None and len(text) == MAX_TEXT_BYTES
     with path.open("wb") as file:
         file.truncate(MAX_TEXT_BYTES + 1)
-    assert read_text(path) is None
+    with pytest.raises(SettingsFileError, match="larger than 16 MiB"):
+        read_text(path)
 
 
 def test_create_file_adds_a_file_next_to_existing_ones(tmp_path: Path) -> None:

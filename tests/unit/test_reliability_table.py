@@ -15,10 +15,23 @@ REFERENCE = re.compile(r"`(tests/[\w/]+\.py)?(?:::([\w*]+))?`")
 
 
 def reliability_rows() -> list[str]:
+    """The rows of every table in the section (its "Security" part included), without
+    the header rows (a header is the row right above a ``| --- |`` line)."""
     text = README.read_text(encoding="utf-8")
     section = text.split("## Reliability", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line]
-    return rows[1:]  # without the header row
+    lines = section.splitlines()
+    rows = []
+    for i, line in enumerate(lines):
+        is_header = i + 1 < len(lines) and lines[i + 1].startswith("| ---")
+        if line.startswith("| ") and not line.startswith("| ---") and not is_header:
+            rows.append(line)
+    return rows
+
+
+def security_rows() -> list[str]:
+    section = README.read_text(encoding="utf-8").split("## Reliability", 1)[1]
+    security = section.split("\n## ", 1)[0].split("### Security", 1)[1]
+    return [line for line in security.splitlines() if line.startswith("| ")][2:]
 
 
 def functions_in(path: Path) -> set[str]:
@@ -47,3 +60,9 @@ def test_every_guarantee_names_tests_that_exist() -> None:
             if name:
                 names = functions_in(current)
                 assert fnmatch.filter(names, name), f"{current.name} has no test {name}"
+
+
+def test_the_security_part_says_who_can_connect_over_each_transport() -> None:
+    rows = " ".join(security_rows())
+    for transport in ("--stdio", "--socket", "--tcp", "--ws"):
+        assert f"`{transport}`" in rows, transport

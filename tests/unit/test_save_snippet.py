@@ -333,3 +333,17 @@ def test_saving_adds_exactly_the_snippet_and_nothing_else(
         assert "\n" not in after  # a one-line file stays on one line
     if crlf:
         assert "\n" not in after.replace("\r\n", "")  # CRLF stays CRLF
+
+
+@pytest.mark.parametrize("text", [None, '{"piSimpleSnippets": {"snippets": {}}}'])
+@pytest.mark.parametrize("value", ["\ud800", "a\udfffb"])
+def test_a_text_that_is_not_valid_unicode_is_refused(text: str | None, value: str) -> None:
+    with pytest.raises(SaveSnippetError, match="not valid Unicode"):
+        snippet_insertion(text, "odd", value, "/s.json")
+
+
+def test_a_save_that_would_outgrow_the_read_limit_is_refused() -> None:
+    text = '{"piSimpleSnippets": {"snippets": {"a": "' + "x" * (16 * 1024 * 1024 - 100) + '"}}}'
+    with pytest.raises(SaveSnippetError, match="over the 16 MiB limit"):
+        snippet_insertion(text, "b", "y" * 200, "/s.json")
+    assert snippet_insertion(text, "b", "y", "/s.json").text.endswith('"y"}}}')

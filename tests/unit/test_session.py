@@ -7,6 +7,7 @@ docs/lsp.md, "Completion registration".
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import threading
@@ -32,6 +33,7 @@ from pi_snippets_lsp.lsp.session import (
     path_of_uri,
     settings_files,
 )
+from pi_snippets_lsp.settings import files as settings_file
 
 # --------------------------------------------------------------------------- folder rules
 
@@ -881,3 +883,74 @@ async def test_what_the_client_refuses_is_logged_with_its_reason(
         "workspace/configuration failed: no configuration here",
         "completion (un)registration failed: refused",
     ]
+
+
+# --------------------------------------------------------------------------- failed reads
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (PermissionError(errno.EACCES, "Permission denied"), "Permission denied"),
+        (OSError(errno.EMFILE, "Too many open files"), "Too many open files"),
+    ],
+)
+async def test_a_read_that_failed_is_read_again_at_the_next_look(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch, error: OSError, reason: str
+) -> None:
+    """EACCES (until a chmod, which leaves the stamp as it was) or EMFILE: the file's
+    stamp is not marked as seen, so the poller reads it again; a retry that meets the
+    same problem does not show it again."""
+    write(user_file, {"snippets": {"a": "one"}})
+    link = FakeLink()
+    session = make_session(user_file, link)
+    await session.reload()
+    write(user_file, {"snippets": {"a": "two"}})
+    real_open = os.open
+    failing = [True]
+
+    def flaky_open(path: object, *args: object, **kwargs: object) -> int:
+        if failing[0] and os.fspath(path) == str(user_file):  # type: ignore[arg-type]
+            raise error
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(settings_file.os, "open", flaky_open)
+
+    async def no_wait(paths: object) -> None:
+        return None
+
+    monkeypatch.setattr(session.watcher, "settle", no_wait)
+    session.watcher.seen({})
+    await session.watcher.on_change()
+    assert session.config_for(None).values == {"a": "one"}  # kept, with the problem shown
+    [(kind, text)] = link.shown
+    assert kind == "warning" and reason in text
+    assert session.watcher.changed(), "the failed file is looked at again"
+    await session.watcher.on_change()  # still failing: read again, not shown again
+    assert len(link.shown) == 1
+    failing[0] = False
+    assert session.watcher.changed()
+    await session.watcher.on_change()
+    assert session.config_for(None).values == {"a": "two"}
+    assert not session.watcher.changed(), "read: its stamp is seen now"
+
+
+async def test_a_first_load_that_meets_a_save_is_settled(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first load reads an empty file (an editor's save truncated it and has not
+    written yet): it waits for the save like a reload does, and never reports 0
+    snippets."""
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text("")
+    link = FakeLink()
+    session = make_session(user_file, link, {"notifications": ["snippets/didLoad"]})
+
+    async def the_save_completes(paths: object) -> None:
+        write(user_file, {"snippets": {"a": "A"}})
+
+    monkeypatch.setattr(session.watcher, "settle", the_save_completes)
+    await session.ensure_loaded()
+    assert session.config_for(None).values == {"a": "A"}
+    assert link.shown == []
+    assert [notice["count"] for _, notice in link.notified] == [1]  # type: ignore[index]

@@ -1,7 +1,7 @@
 """``SnippetsClient``: the snippet API of a ``pi-snippets-lsp`` server in another process.
 
 docs/agent-frontends.md, "Python: the out-of-process client". ``start`` spawns the server
-over stdio, ``connect`` attaches to a ``pi-snippets-lsp --tcp`` daemon; both do the LSP
+over stdio, ``connect`` attaches to a ``--socket`` or ``--tcp`` daemon; both do the LSP
 handshake and, by default, wait for the first load. Answers come back as the package's
 own values (``ExpandResult``, ``SnippetsListing``, ``Suggestions``), parsed by the same
 models the server answers with.
@@ -17,16 +17,15 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final, NamedTuple
 
 from pi_snippets_lsp.client.answers import ENCODING, parse_listing, parse_notice, parse_suggestions
+from pi_snippets_lsp.client.daemon_connect import connect_tcp, connect_unix, daemon_token
 from pi_snippets_lsp.client.errors import (
     ServerExitedError,
-    ServerUnavailableError,
     SnippetsClientError,
     SnippetsTimeoutError,
 )
@@ -66,7 +65,7 @@ class SnippetsClient:
     """A JSON-RPC/LSP session with one ``pi-snippets-lsp`` server.
 
     Make one with ``SnippetsClient.start(...)`` (a child process over stdio) or
-    ``SnippetsClient.connect(host, port)`` (a ``--tcp`` daemon). Every method is safe to
+    ``SnippetsClient.connect(...)`` (a ``--socket`` or ``--tcp`` daemon). Every method is safe to
     call from several threads at once.
 
     The server never waits on us: ``client/registerCapability`` and
@@ -198,6 +197,9 @@ class SnippetsClient:
         host: str = "127.0.0.1",
         port: int = 2087,
         *,
+        unix_socket: str | os.PathLike[str] | bool | None = None,
+        token: str | None = None,
+        token_file: str | os.PathLike[str] | None = None,
         init_options: Mapping[str, JSON] | None = None,
         project: str | os.PathLike[str] | None = None,
         trust_project: bool = False,
@@ -205,18 +207,31 @@ class SnippetsClient:
         retry: float = DEFAULT_CONNECT_RETRY,
         wait_loaded: bool = True,
     ) -> SnippetsClient:
-        """Connect to a ``pi-snippets-lsp --tcp`` daemon and do the handshake.
+        """Connect to a running daemon and do the handshake.
 
-        A refused connection is retried for ``retry`` seconds (a daemon just started may
-        not listen yet), then ``ServerUnavailableError`` names the address. Every
-        connection is a session of its own; ``close`` ends this one only. The other
-        arguments are those of ``start``.
+        ``unix_socket``: a ``pi-snippets-lsp --socket`` daemon's socket (``True``: the
+        default one); no token is needed. Otherwise a ``--tcp`` daemon at ``host`` and
+        ``port``, which wants its token: ``token``, or read from ``token_file`` (default:
+        the daemon's default token file). A refused connection is retried for ``retry``
+        seconds (a daemon just started may not listen yet), then
+        ``ServerUnavailableError`` names the address. Every connection is a session of
+        its own; ``close`` ends this one only. The other arguments are those of ``start``.
         """
-        sock = _connect_with_retry(host, port, retry, timeout)
+        options = dict(init_options or {})
+        if unix_socket is not None and unix_socket is not False:
+            path = None if unix_socket is True else unix_socket
+            sock = connect_unix(path, retry, timeout)
+        else:
+            sock = connect_tcp(host, port, retry, timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            try:
+                options["token"] = daemon_token(token, token_file)
+            except BaseException:
+                sock.close()
+                raise
         sock.settimeout(None)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         client = cls(sock.makefile("rb"), sock.sendall, sock=sock, timeout=timeout)
-        client._handshake(init_options, project, trust_project, wait_loaded)
+        client._handshake(options, project, trust_project, wait_loaded)
         return client
 
     def _handshake(
@@ -569,21 +584,3 @@ class SnippetsClient:
 
 def _show_message(params: Mapping[str, JSON]) -> ShowMessage:
     return ShowMessage(int(params.get("type", 0)), str(params.get("message", "")))
-
-
-def _connect_with_retry(host: str, port: int, retry: float, timeout: float) -> socket.socket:
-    """Connect, retrying a refused connection for ``retry`` seconds."""
-    deadline = time.monotonic() + retry
-    while True:
-        try:
-            return socket.create_connection((host, port), timeout=timeout)
-        except ConnectionRefusedError as exc:
-            if time.monotonic() >= deadline:
-                raise ServerUnavailableError(
-                    f"no pi-snippets-lsp server listens at {host}:{port} "
-                    f"(connection refused for {retry} s; start one with "
-                    f"`pi-snippets-lsp --tcp --port {port}`)"
-                ) from exc
-            time.sleep(0.05)
-        except OSError as exc:
-            raise ServerUnavailableError(f"cannot connect to {host}:{port}: {exc}") from exc

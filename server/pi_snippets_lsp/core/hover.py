@@ -13,15 +13,26 @@ client), so a user with several settings files knows which one to edit. An escap
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from pi_snippets_lsp.core.markers import Marker
+from pi_snippets_lsp.core.documents import Encoding
+from pi_snippets_lsp.core.grammar import WRAPPERS
+from pi_snippets_lsp.core.line_codec import index_at, units_of
+from pi_snippets_lsp.core.markers import Marker, marker_at
 from pi_snippets_lsp.core.snippet import Snippet, normalize_newlines
 
 Layer = Literal["user", "project", "client"]
 
 _BACKTICK_RUN: Final = re.compile(r"`+")
+#: The characters a marker is made of (``%`` and the name rule's); none of them is a
+#: boundary or a wrapper, so a run of them is where every marker under a cursor lies.
+_MARKER_RUN: Final = re.compile(r"[%a-z0-9._-]*")
+_WRAPPER_RUN: Final = re.compile("[" + re.escape(WRAPPERS) + "]*")
+#: Characters looked at first when searching backwards for where a run starts.
+_FIRST_LOOK: Final = 256
 _WHERE: Final[dict[Layer, str]] = {
     "user": "From the user settings file",
     "project": "From the project settings file",
@@ -80,3 +91,52 @@ def hover_text(marker: Marker, snippet: Snippet | None, layer: Layer, markdown: 
             f"{where}: {source}"
         )
     return f"{marker.source_text} expands to:\n\n{value}\n\n{where}: {snippet.source}"
+
+
+@dataclass(frozen=True, slots=True)
+class LineMarker:
+    """A marker on one line: ``marker``'s offsets are code points of the line, ``start``
+    and ``end`` its columns in the client's encoding."""
+
+    marker: Marker
+    start: int
+    end: int
+
+
+def marker_on_line(
+    line: str, character: int, encoding: Encoding, snippets: Mapping[str, str]
+) -> LineMarker | None:
+    """The marker under a cursor at ``character`` (client units) of ``line``, or None.
+
+    The cost does not grow with the line beyond C-speed passes (a conversion of the
+    columns): only the run of marker characters around the cursor is expanded, with
+    the wrappers and the one character before it that decide the boundary. Expanding
+    that window finds what expanding the whole line finds there: no marker spans a
+    character outside the run, and the text before the window holds no ``%``.
+    """
+    offset = index_at(line, character, encoding)
+    first = _run_start(line, offset, _MARKER_RUN)
+    last = _MARKER_RUN.match(line, offset).end()  # type: ignore[union-attr]  # matches ""
+    before = _run_start(line, first, _WRAPPER_RUN)
+    window = max(0, before - 1)
+    found = marker_at(line[window:last], offset - window, snippets)
+    if found is None:
+        return None
+    marker = Marker(
+        found.start + window, found.end + window, found.name, found.escape, found.new_text
+    )
+    start = units_of(line[: marker.start], encoding)
+    return LineMarker(marker, start, start + (marker.end - marker.start))
+
+
+def _run_start(line: str, end: int, run: re.Pattern[str]) -> int:
+    """Where the run of ``run``'s characters that ends at ``end`` starts, looking back in
+    growing steps (a marker is short; a line of 50 MB of ``%`` is read once, in C)."""
+    size = _FIRST_LOOK
+    while True:
+        begin = max(0, end - size)
+        backwards = line[begin:end][::-1]
+        length = run.match(backwards).end()  # type: ignore[union-attr]  # matches ""
+        if length < end - begin or begin == 0:
+            return end - length
+        size *= 4

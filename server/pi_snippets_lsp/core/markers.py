@@ -18,7 +18,7 @@ the start of the text is (every LSP line break is JavaScript whitespace).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -62,10 +62,18 @@ def markers(
     cursor: it is on a marker when it is at its start, inside it, or right after it (where
     the cursor is after typing it). The whole text by default.
     """
+    return list(iter_markers(text, snippets, start, end))
+
+
+def iter_markers(
+    text: str, snippets: Mapping[str, str], start: int = 0, end: int | None = None
+) -> Iterator[Marker]:
+    """:func:`markers`, one at a time: a caller walking a large text (semantic tokens)
+    keeps no list of them, which would make the garbage collector walk it again and
+    again while it grows."""
     end = len(text) if end is None else end
     first = _line_start(text, start)
     last = _line_end(text, max(start, end))
-    found = []
     for replacement in expand(text[first:last], snippets).replacements:
         a, b = first + replacement.start, first + replacement.end
         if not (a <= start <= b if start == end else a < end and b > start):
@@ -73,8 +81,7 @@ def markers(
         typed = text[a:b]
         escape = typed.startswith(_ESCAPE)
         name = typed[len(_ESCAPE) :] if escape else typed[len(TRIGGER) :]
-        found.append(Marker(a, b, name, escape, replacement.new_text))
-    return found
+        yield Marker(a, b, name, escape, replacement.new_text)
 
 
 def marker_at(text: str, offset: int, snippets: Mapping[str, str]) -> Marker | None:

@@ -33,6 +33,7 @@ from pi_snippets_lsp.core.config import (
     client_layer,
     plain_json,
 )
+from pi_snippets_lsp.lsp.limits import Limits, folders_within, poll_interval_within
 from pi_snippets_lsp.lsp.options import (
     ClientFeatures,
     InitializationOptions,
@@ -45,7 +46,7 @@ from pi_snippets_lsp.settings.layers import (
     user_settings_path,
 )
 from pi_snippets_lsp.settings.overlay import EditedSettingsFiles
-from pi_snippets_lsp.settings.watch import SettingsWatcher, take_stamps
+from pi_snippets_lsp.settings.watch import RETRY, SettingsWatcher, Stamp, take_stamps
 from pi_snippets_lsp.wire.messages import DID_LOAD, LoadNotice
 
 log = logging.getLogger(__name__)
@@ -61,13 +62,15 @@ PROJECT_GLOB: Final = "**/.pi/settings.json"
 
 @dataclass(frozen=True)
 class ServerOptions:
-    """Command-line choices: ``--settings``, ``--project``, ``--trust-project``, and
-    ``-v`` (``error_details``: an internal error's answer carries its traceback)."""
+    """Command-line choices: ``--settings``, ``--project``, ``--trust-project``, ``-v``
+    (``error_details``: an internal error's answer carries its traceback) and the limits
+    (``limits.py``)."""
 
     user_settings: str | None = None
     default_project: str | None = None
     trust_project: bool = False
     error_details: bool = False
+    limits: Limits = field(default_factory=Limits)
 
 
 class Link(Protocol):
@@ -210,6 +213,8 @@ class Session:
     options: InitializationOptions = field(default_factory=InitializationOptions)
     #: Problems with ``initializationOptions``: part of every generation's warning.
     option_problems: tuple[str, ...] = ()
+    #: More workspace folders than ``Limits.max_folders``: part of every warning too.
+    folder_problem: str | None = None
     folders: tuple[str, ...] = ()
     root: str | None = None
 
@@ -226,6 +231,9 @@ class Session:
         self._reload_lock = asyncio.Lock()
         self._registration_lock = asyncio.Lock()
         self._first_load: asyncio.Future[Config] | None = None
+        #: Files whose last read failed and may be read again: their stamps then.
+        self._failed_stamps: dict[str, Stamp] = {}
+        self._last_problems: list[str] = []
         self.watcher = SettingsWatcher(
             files=self.polled_files, on_change=self._files_changed, interval=0.0
         )
@@ -241,10 +249,21 @@ class Session:
     ) -> None:
         """``initialize``: the client's options, capabilities and folders."""
         self.options, self.option_problems = parse_initialization_options(raw_options)
+        interval, problem = poll_interval_within(
+            self.options.poll_interval, self.cli.limits.min_poll_interval
+        )
+        if problem is not None:
+            self.option_problems = (*self.option_problems, problem)
         self.features = features
-        self.folders = tuple(folders)
+        self.set_folders(folders)
         self.root = root
-        self.watcher.interval = self.options.poll_interval
+        self.watcher.interval = interval
+
+    def set_folders(self, folders: Sequence[str]) -> None:
+        """The workspace folders, at most ``Limits.max_folders`` of them (each one is a
+        generation: a client sending thousands would cost the daemon gigabytes)."""
+        kept, self.folder_problem = folders_within(list(folders), self.cli.limits.max_folders)
+        self.folders = tuple(kept)
 
     @property
     def trust_project(self) -> bool:
@@ -302,7 +321,11 @@ class Session:
     async def ensure_loaded(self) -> None:
         """Load the first generation once, whoever asks first."""
         if self._first_load is None:
-            self._first_load = asyncio.ensure_future(self.reload(pull=self.initialized))
+            # Settled like a reload: a save met at start (truncate, then write) is read
+            # when done, instead of making the first generation an empty one.
+            self._first_load = asyncio.ensure_future(
+                self.reload(pull=self.initialized, settle=True)
+            )
         await asyncio.shield(self._first_load)
 
     async def configuration_changed(self, settings: object) -> None:
@@ -314,8 +337,17 @@ class Session:
         await self.reload(pull=self.features.configuration)
 
     async def _files_changed(self) -> None:
-        log.info("settings file changed on disk; reloading")
-        await self.reload(pull=False, settle=True)
+        changed = self.watcher.differing()
+        retry = bool(changed) and all(
+            key in self._failed_stamps and self._failed_stamps[key] == now
+            for key, now in changed.items()
+        )
+        if retry:
+            log.info("reading again a settings file whose last read failed")
+        else:
+            log.info("settings file changed on disk; reloading")
+        # A retry that meets the same problem again does not show it again.
+        await self.reload(pull=False, settle=True, repeat=not retry)
 
     def client_layers(self) -> list[Layer]:
         layers = [
@@ -324,13 +356,16 @@ class Session:
         ]
         return [layer for layer in layers if layer is not None]
 
-    async def reload(self, pull: bool = True, settle: bool = False) -> Config:
+    async def reload(self, pull: bool = True, settle: bool = False, repeat: bool = True) -> Config:
         """Load a new generation for every folder, report it, update registrations.
 
-        ``settle``: the load follows a change on disk. A file read then may be a save in
-        progress (an editor that truncates, then writes); when a file is unusable, the
-        change is settled (``watch.settle``) and read once more before anything is
-        reported, so a save is read when it is done, and a complete file is read at once.
+        ``settle``: the load follows a change on disk (or is the first one). A file read
+        then may be a save in progress (an editor that truncates, then writes); when a
+        file is unusable, the change is settled (``watch.settle``) and read once more
+        before anything is reported, so a save is read when it is done, and a complete
+        file is read at once. A file whose read failed in a way that may pass (no
+        permission, too many open files) is not marked as seen: the poller reads it again
+        next time; ``repeat=False`` (such a retry) does not show the same problems again.
         """
         async with self._reload_lock:
             if self.shut_down:
@@ -355,8 +390,9 @@ class Session:
                 return self.config_for(None)
             self.configs = configs
             self.generation += 1
-            self.watcher.seen(stamps)
-            self._report(configs.values())
+            self._failed_stamps = {key: stamps.get(key) for key in self.files.failed}
+            self.watcher.seen({**stamps, **dict.fromkeys(self.files.failed, RETRY)})
+            self._report(configs.values(), repeat)
             await self.sync_completion_registration()
             default = self.config_for(None)
             if DID_LOAD in self.options.notifications:
@@ -386,10 +422,9 @@ class Session:
                 ),
                 self.files,
             )
-            if self.option_problems:
-                config = dataclasses.replace(
-                    config, warnings=(*self.option_problems, *config.warnings)
-                )
+            problems = (*self.option_problems, *filter(None, [self.folder_problem]))
+            if problems:
+                config = dataclasses.replace(config, warnings=(*problems, *config.warnings))
             configs[key] = config
         return configs
 
@@ -403,12 +438,14 @@ class Session:
         values = plain_json(result)
         self.pulled_namespace = values[0] if isinstance(values, list) and values else None
 
-    def _report(self, configs: Iterable[Config]) -> None:
-        """One Warning per generation with every problem; one Info per untrusted file."""
+    def _report(self, configs: Iterable[Config], repeat: bool = True) -> None:
+        """One Warning per generation with every problem (unless ``repeat`` is False and
+        they are the ones shown last); one Info per untrusted file."""
         configs = list(configs)
         problems = combined_problems(configs)
-        if problems:
+        if problems and (repeat or problems != self._last_problems):
             self.link.show("warning", f"{MESSAGE_PREFIX} " + "; ".join(problems))
+        self._last_problems = problems
         for config in configs:
             for path in config.untrusted_project_files:
                 if path not in self.reported_untrusted:

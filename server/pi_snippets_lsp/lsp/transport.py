@@ -1,9 +1,10 @@
-"""Transports: stdio, and the TCP / WebSocket daemon where every connection is a session.
+"""Transports: one connection's session (``Connection``), and stdio.
 
-docs/lsp.md, "Command line" and "Framing". pygls's own readers are replaced, not
-patched: its header parser wedges on a lowercase ``content-length``, crashes on a huge
-one and leaves a body that is not JSON unanswered, and its TCP and WebSocket servers
-share one session between all connections. Here:
+docs/lsp.md, "Command line" and "Framing"; the daemon (``--socket``, ``--tcp``, ``--ws``)
+is ``daemon.py``. pygls's own readers are replaced, not patched: its header parser
+wedges on a lowercase ``content-length``, crashes on a huge one and leaves a body that
+is not JSON unanswered, and its TCP and WebSocket servers share one session between all
+connections. Here:
 
 - every byte stream goes through ``framing.FrameDecoder`` and every body through
   ``framing.parse_message`` before pygls's protocol sees it, so a broken frame is logged
@@ -11,9 +12,13 @@ share one session between all connections. Here:
 - every connection (``Connection``) has its own ``SnippetsServer``: its session,
   documents, configuration, registrations and watchers. Connections run concurrently on
   one event loop and never see each other's messages;
-- ``exit``, or the end of the stream, ends that connection only; a connection that opens
-  and closes (a port scan, a readiness probe) ends nothing else; SIGINT and SIGTERM end
-  the daemon with status 0.
+- a connection may need a token (``daemon_auth.TokenGate``): its first ``initialize``
+  must carry it, or it gets -32001 and is closed;
+- ``exit``, or the end of the stream, ends that connection only; SIGINT and SIGTERM end
+  the process within 2 seconds (``signals.py``), SIGHUP reloads the settings;
+- stdout is written by a thread of its own, so a client that stops reading blocks
+  neither the event loop nor the signals, and stdin is not read while more than
+  ``Limits.max_unsent`` bytes wait to be written.
 """
 
 from __future__ import annotations
@@ -21,30 +26,38 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import importlib
 import logging
 import os
-import signal
+import queue
+import select
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import IO, Any, Final, Protocol
 
+from pi_snippets_lsp.lsp.daemon_auth import UNAUTHORIZED, UNAUTHORIZED_MESSAGE, TokenGate, Verdict
+from pi_snippets_lsp.lsp.limits import MAX_IN_FLIGHT
 from pi_snippets_lsp.lsp.session import ServerOptions
 from pi_snippets_lsp.lsp.setup import create_server
-from pi_snippets_lsp.wire.framing import MAX_BODY, FrameDecoder, Problem, Rejection, parse_message
+from pi_snippets_lsp.lsp.signals import on_reload_signal, on_stop_signals
+from pi_snippets_lsp.wire.errors import SERVER_NOT_INITIALIZED
+from pi_snippets_lsp.wire.framing import FrameDecoder, Problem, Rejection, parse_message
 
 log = logging.getLogger(__name__)
 
 #: Bytes read from a stream at a time.
 CHUNK: Final = 65536
 INTERNAL_ERROR: Final = -32603
-#: Seconds the daemon gives its connections to close when it is told to stop.
-CLOSE_TIMEOUT: Final = 5.0
-#: Messages a WebSocket connection may have waiting to be sent before its client is
-#: read again: a client that does not read its answers is not read either.
-WS_BACKLOG: Final = 256
-WS_EXTRA: Final = "pi-snippets-lsp[ws]"
+#: Seconds a session's handlers get to answer once it ends (``exit``, a signal).
+CLOSE_TIMEOUT: Final = 1.0
+#: Seconds the answers written last (``shutdown``'s) get to reach stdout at the end.
+FLUSH_TIMEOUT: Final = 5.0
+#: Loop turns after a request, so an answer ready at once is written before the next
+#: request is read (and counted by the backpressure).
+_TURNS: Final = 3
+#: Seconds between looks at a stdout that has no room.
+_ROOM_POLL: Final = 0.05
 
 
 class Writer(Protocol):
@@ -60,19 +73,31 @@ class Connection:
 
     ``ended`` resolves with the session's exit code: 0 after ``shutdown`` then ``exit``
     (or the end of the stream after ``shutdown``), 1 otherwise, as LSP asks.
+    ``token``: the daemon's token, which the first ``initialize`` must carry (None:
+    none needed). ``admitted`` is set by the ``initialize`` that opens the session.
     """
 
     def __init__(
-        self, options: ServerOptions, writer: Writer, name: str, *, framed: bool = True
+        self,
+        options: ServerOptions,
+        writer: Writer,
+        name: str,
+        *,
+        framed: bool = True,
+        token: str | None = None,
     ) -> None:
         self.name = name
         self.writer = writer
         self.server = create_server(options)
         self.protocol = self.server.protocol
         self.protocol.set_writer(writer, include_headers=framed)
-        self.decoder = FrameDecoder()
+        self.decoder = FrameDecoder(max_body=options.limits.max_body)
+        self.gate = TokenGate(token)
+        self.admitted = asyncio.Event()
         self.ended: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self.server.on_end = self.end
+        #: Requests being worked on (their handlers' futures).
+        self.in_flight: set[asyncio.Future[Any]] = set()
 
     def feed(self, data: bytes) -> None:
         """Bytes of the client's stream: every complete message is handled."""
@@ -85,14 +110,36 @@ class Connection:
             else:
                 self.receive(item)
 
-    def receive(self, body: bytes) -> None:
-        """One message's body: checked, then handed to pygls's protocol."""
+    async def feed_paced(self, data: bytes, pace: Callable[[], Awaitable[None]]) -> None:
+        """``feed``, awaiting ``pace()`` after each request: the daemon's backpressure
+        (a connection whose answers pile up is not read further, see ``daemon.py``)."""
+        self.decoder.feed(data)
+        for item in self.decoder.frames():
+            if self.ended.done():
+                return
+            if isinstance(item, Problem):
+                log.error("%s: %s; skipping to the next message", self.name, item.message)
+            elif self.receive(item):
+                await pace()
+
+    def receive(self, body: bytes) -> bool:
+        """One message's body: checked, then handed to pygls's protocol. Whether it was a
+        request now being worked on."""
         message = parse_message(body)
         if isinstance(message, Rejection):
             log.error("%s: %s", self.name, message.message)
             if message.answer:
                 self.protocol._send_data(message.response())
-            return
+            return False
+        verdict = self.gate.check(message)
+        if verdict is Verdict.REFUSE:
+            self._refuse(message)
+            return False
+        if verdict is Verdict.HOLD:
+            self._hold(message)
+            return False
+        if verdict is Verdict.ADMIT:
+            self.admitted.set()
         try:
             self.protocol.handle_message(self.protocol.structure_message(message))
         except Exception:  # a bug costs one message, never the session
@@ -100,6 +147,46 @@ class Connection:
             if "method" in message and "id" in message:
                 error = Rejection(INTERNAL_ERROR, "Internal error", message["id"])
                 self.protocol._send_data(error.response())
+            return False
+        return "method" in message and "id" in message and self._track(message["id"])
+
+    async def room_for_more(self) -> None:
+        """Let the request just read run, and its answer be written (a few turns of the
+        loop); then wait while ``MAX_IN_FLIGHT`` requests are being worked on."""
+        for _ in range(_TURNS):
+            await asyncio.sleep(0)
+        while len(self.in_flight) >= MAX_IN_FLIGHT and not self.ended.done():
+            await asyncio.wait([*self.in_flight, self.ended], return_when=asyncio.FIRST_COMPLETED)
+
+    def _track(self, msg_id: int | str) -> bool:
+        future = self.protocol._request_futures.get(msg_id)
+        if not isinstance(future, asyncio.Future) or future.done():
+            return False
+        self.in_flight.add(future)
+        future.add_done_callback(self.in_flight.discard)
+        return True
+
+    def _refuse(self, message: dict[str, Any]) -> None:
+        """A missing or wrong token: -32001, nothing else, and the connection ends."""
+        log.warning("%s: initialize without the right token; closing the connection", self.name)
+        if "id" in message:
+            refusal = Rejection(UNAUTHORIZED, UNAUTHORIZED_MESSAGE, message["id"])
+            self.protocol._send_data(refusal.response())
+        self.end(1)
+
+    def _hold(self, message: dict[str, Any]) -> None:
+        """Before a token-checked ``initialize``: a request gets -32002 and reaches no
+        handler, a notification is dropped (``exit`` ends the connection)."""
+        method = message.get("method")
+        if method is None:
+            return
+        if "id" in message:
+            refusal = Rejection(
+                SERVER_NOT_INITIALIZED, f"{method}: the server is not initialized", message["id"]
+            )
+            self.protocol._send_data(refusal.response())
+        elif method == "exit":
+            self.end(1)
 
     def end(self, code: int) -> None:
         if not self.ended.done():
@@ -111,6 +198,17 @@ class Connection:
             log.error("%s: the stream ended inside a message", self.name)
         self.end(0 if self.server.shutdown_requested else 1)
 
+    def exit_code(self) -> int:
+        """The code the session ends with if it ends now."""
+        if self.ended.done():
+            return self.ended.result()
+        return 0 if self.server.shutdown_requested else 1
+
+    def reload(self) -> None:
+        """SIGHUP: read the settings again (a session not initialized yet has none)."""
+        if self.server.session.initialized and not self.server.session.shut_down:
+            self.server.spawn(self.server.session.reload())
+
     async def finish(self) -> None:
         """After the end: let the handlers still running answer (at most
         ``CLOSE_TIMEOUT``), so ``shutdown`` piped right before ``exit`` is answered."""
@@ -120,8 +218,11 @@ class Connection:
             await asyncio.sleep(0)
 
     def close(self) -> None:
-        """Release what the session holds: its watcher, its work in flight, the writer."""
+        """Release what the session holds: its watcher, its work in flight, the writer,
+        and a message half received (up to ``max_body``: it is dropped now, not when the
+        garbage collector gets to the session)."""
         self.end(1)
+        self.decoder = FrameDecoder(max_body=0)
         self.server.close()
         self.writer.close()
 
@@ -129,28 +230,88 @@ class Connection:
 # --------------------------------------------------------------------------- stdio
 
 
-class _BlockingWriter:
-    """stdout: each message written and flushed at once. A client that has gone away
-    (a broken pipe) ends the session instead of raising in a handler."""
+class _ThreadedWriter:
+    """stdout, written in order by a thread of its own.
 
-    def __init__(self, stream: IO[bytes], on_lost: Callable[[], None]) -> None:
+    The event loop only queues: a client that stops reading fills the pipe and blocks
+    this thread, never the loop, so signals are still seen. The bytes queued are
+    counted (``unsent``): the session stops reading stdin while there are more than
+    ``max_unsent``. A client that has gone away (a broken pipe) ends the session through
+    ``on_lost``.
+    """
+
+    def __init__(
+        self, stream: IO[bytes], on_lost: Callable[[], None], max_unsent: int, stuck: float
+    ) -> None:
         self.stream = stream
         self.on_lost = on_lost
+        self.max_unsent = max_unsent
+        self.stuck = stuck
         self.closed = False
+        #: The client is gone: what is queued is not waited for at the end.
+        self.abandoned = False
+        self.unsent = 0
+        self.progress = time.monotonic()
+        self._lock = threading.Lock()
+        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        try:
+            self._fd: int | None = stream.fileno()
+        except (AttributeError, OSError, ValueError):  # an in-memory stream
+            self._fd = None
+        self.thread = threading.Thread(target=self._run, name="stdout", daemon=True)
+        self.thread.start()
 
     def write(self, data: bytes) -> None:
         if self.closed:
             return
-        try:
-            self.stream.write(data)
-            self.stream.flush()
-        except (OSError, ValueError) as exc:
-            log.error("cannot write to the client (%s); ending the session", exc)
-            self.closed = True
-            self.on_lost()
+        with self._lock:
+            self.unsent += len(data)
+        self._queue.put(data)
 
     def close(self) -> None:
-        self.closed = True
+        if not self.closed:
+            self.closed = True
+            self._queue.put(None)
+
+    def given_up(self, stdin: int) -> bool:
+        """Whether the client has closed its input (``stdin`` hung up) and not read for
+        ``stuck`` seconds: it is gone, or done and not reading. A client that still holds
+        its input open (an editor suspended) is waited for."""
+        return time.monotonic() - self.progress > self.stuck and _hung_up(stdin)
+
+    def _run(self) -> None:
+        while (data := self._queue.get()) is not None:
+            try:
+                self._write_all(data)
+            except (OSError, ValueError) as exc:
+                log.error("cannot write to the client (%s); ending the session", exc)
+                self.closed = True
+                self.on_lost()
+                break
+            with self._lock:
+                self.unsent -= len(data)
+                self.progress = time.monotonic()
+
+    def _write_all(self, data: bytes) -> None:
+        """Unbuffered on a real file (``os.write``): a buffered stdout left half-written by
+        a blocked thread would make the interpreter's exit wait for it."""
+        if self._fd is None:
+            self.stream.write(data)
+            self.stream.flush()
+            return
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+
+def _hung_up(fd: int) -> bool:
+    """Whether the writer of the pipe ``fd`` reads from has closed it."""
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return any(events & select.POLLHUP for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # not a pipe, or no poll()
+        return False
 
 
 def serve_stdio(
@@ -164,13 +325,31 @@ def serve_stdio(
 
 async def _serve_stdio(options: ServerOptions, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     loop = asyncio.get_running_loop()
-    writer = _BlockingWriter(stdout, lambda: connection.end(1))
+
+    def lost() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is gone already
+            loop.call_soon_threadsafe(connection.end, 1)
+
+    limits = options.limits
+    writer = _ThreadedWriter(stdout, lost, limits.max_unsent, limits.stuck_timeout)
     connection = Connection(options, writer, "stdio")
+
+    fd = stdin.fileno()
+
+    async def pace() -> None:
+        await connection.room_for_more()
+        while writer.unsent > writer.max_unsent and not connection.ended.done():
+            if writer.given_up(fd):
+                log.error("the client closed its input and does not read; ending the session")
+                writer.abandoned = True
+                connection.end_of_stream()
+                return
+            await asyncio.sleep(_ROOM_POLL)
 
     async def deliver(data: bytes) -> None:
         try:
             if data:
-                connection.feed(data)
+                await connection.feed_paced(data, pace)
             else:
                 connection.end_of_stream()
         except Exception:  # a bug must not stop the reading of stdin
@@ -178,9 +357,9 @@ async def _serve_stdio(options: ServerOptions, stdin: IO[bytes], stdout: IO[byte
 
     def pump() -> None:
         """stdin on its own thread (a daemon: a read that never returns cannot keep the
-        process alive). It waits for each chunk to be handled before reading the next,
-        so a client that floods the server is not buffered without limit."""
-        fd = stdin.fileno()
+        process alive). It waits for each chunk to be handled, and its answers to leave
+        (``pace``), before reading the next, so a client that floods the server, or does
+        not read its answers, is not buffered without limit."""
         while True:
             try:
                 data = os.read(fd, CHUNK)
@@ -195,205 +374,13 @@ async def _serve_stdio(options: ServerOptions, stdin: IO[bytes], stdout: IO[byte
                 return
 
     threading.Thread(target=pump, name="stdin", daemon=True).start()
-    _on_signals(loop, connection.end_of_stream)
-    code = await connection.ended
-    await connection.finish()
-    connection.close()
-    return code
-
-
-def _on_signals(loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> None:
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, handler)
-
-
-# --------------------------------------------------------------------------- the daemon
-
-
-class _SocketWriter:
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self.writer = writer
-
-    def write(self, data: bytes) -> None:
-        if not self.writer.is_closing():
-            self.writer.write(data)
-
-    def close(self) -> None:
-        if not self.writer.is_closing():
-            self.writer.close()
-
-
-class _WebSocketWriter:
-    """One text message per JSON-RPC message, sent in order by one task."""
-
-    def __init__(self, websocket: Any) -> None:
-        self.websocket = websocket
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self.closed = False
-        self.task = asyncio.ensure_future(self._send_all())
-
-    def write(self, data: bytes) -> None:
-        if not self.closed:
-            self.queue.put_nowait(data.decode("utf-8"))
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self.queue.put_nowait(None)
-
-    async def drain(self) -> None:
-        if self.queue.qsize() > WS_BACKLOG:
-            await self.queue.join()
-
-    async def _send_all(self) -> None:
-        try:
-            while (text := await self.queue.get()) is not None:
-                await self.websocket.send(text)
-                self.queue.task_done()
-        except Exception as exc:  # the connection is gone: nothing left to send to
-            log.info("websocket send failed: %s", exc)
-        finally:
-            with contextlib.suppress(Exception):
-                await self.websocket.close()
-            while not self.queue.empty():  # let a drain() waiting on it go
-                self.queue.get_nowait()
-                self.queue.task_done()
-
-
-class Daemon:
-    """Serves ``--tcp`` or ``--ws``: every connection its own session, until a signal."""
-
-    def __init__(self, options: ServerOptions, host: str, port: int) -> None:
-        self.options = options
-        self.host = host
-        self.port = port
-        self.connections: set[Connection] = set()
-        self.tasks: set[asyncio.Task[Any]] = set()
-
-    def serve(self, scheme: str, listen: Callable[[], Awaitable[Any]]) -> int:
-        try:
-            return asyncio.run(self._serve(scheme, listen))
-        except KeyboardInterrupt:  # a signal before the handlers were in place
-            return 0
-
-    async def _serve(self, scheme: str, listen: Callable[[], Awaitable[Any]]) -> int:
-        stop = asyncio.Event()
-        _on_signals(asyncio.get_running_loop(), stop.set)
-        try:
-            server = await listen()
-        except OSError as exc:
-            print(
-                f"pi-snippets-lsp: cannot listen on {self.host}:{self.port}: {exc.strerror or exc}",
-                file=sys.stderr,
-            )
-            return 1
-        for sock in server.sockets:
-            host, port = sock.getsockname()[:2]
-            print(f"pi-snippets-lsp: listening on {scheme}://{host}:{port}", file=sys.stderr)
-        sys.stderr.flush()
-        await stop.wait()
-        log.info("stopping: closing %d connection(s)", len(self.connections))
-        server.close()
-        for connection in list(self.connections):
-            connection.end(0)
-        if self.tasks:
-            await asyncio.wait(self.tasks, timeout=CLOSE_TIMEOUT)
-        return 0
-
-    def _track(self, connection: Connection) -> None:
-        self.connections.add(connection)
-        task = asyncio.current_task()
-        if task is not None:
-            self.tasks.add(task)
-        log.info("%s: connected", connection.name)
-
-    async def _forget(self, connection: Connection) -> None:
+    restore = on_stop_signals(loop, connection.end_of_stream, connection.exit_code)
+    on_reload_signal(loop, connection.reload)
+    try:
+        code = await connection.ended
         await connection.finish()
-        self.connections.discard(connection)
-        task = asyncio.current_task()
-        if task is not None:
-            self.tasks.discard(task)
         connection.close()
-        log.info("%s: session ended", connection.name)
-
-    # ------------------------------------------------------------------ TCP
-
-    def serve_tcp(self) -> int:
-        return self.serve(
-            "tcp", lambda: asyncio.start_server(self._tcp_session, self.host, self.port)
-        )
-
-    async def _tcp_session(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        connection = Connection(self.options, _SocketWriter(writer), f"tcp {_peer(writer)}")
-        self._track(connection)
-        try:
-            while not connection.ended.done():
-                data = await _until_ended(reader.read(CHUNK), connection)
-                if data is None:
-                    break
-                if not data:
-                    connection.end_of_stream()
-                    break
-                connection.feed(data)
-                await writer.drain()
-        except (ConnectionError, OSError) as exc:
-            log.info("%s: connection lost (%s)", connection.name, exc)
-        finally:
-            await self._forget(connection)
-
-    # ------------------------------------------------------------------ WebSocket
-
-    def serve_ws(self) -> int:
-        try:
-            websockets = importlib.import_module("websockets.asyncio.server")
-        except ImportError:
-            print(
-                f'pi-snippets-lsp: --ws needs the websockets package: pip install "{WS_EXTRA}"',
-                file=sys.stderr,
-            )
-            return 2
-        return self.serve(
-            "ws",
-            lambda: websockets.serve(self._ws_session, self.host, self.port, max_size=MAX_BODY),
-        )
-
-    async def _ws_session(self, websocket: Any) -> None:
-        writer = _WebSocketWriter(websocket)
-        address = websocket.remote_address
-        name = f"ws {address[0]}:{address[1]}" if address else "ws"
-        connection = Connection(self.options, writer, name, framed=False)
-        self._track(connection)
-        try:
-            while not connection.ended.done():
-                message = await _until_ended(websocket.recv(), connection)
-                if message is None:
-                    break
-                connection.receive(message.encode("utf-8") if isinstance(message, str) else message)
-                await writer.drain()
-        except Exception as exc:  # websockets' ConnectionClosed: the client is gone
-            log.info("%s: connection closed (%s)", name, exc)
-            connection.end_of_stream()
-        finally:
-            await self._forget(connection)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer.task, CLOSE_TIMEOUT)
-
-
-async def _until_ended(read: Awaitable[Any], connection: Connection) -> Any:
-    """``read``'s result, or None when the session ends first (``exit``, a signal)."""
-    task = asyncio.ensure_future(read)
-    await asyncio.wait({task, connection.ended}, return_when=asyncio.FIRST_COMPLETED)
-    if not task.done():
-        task.cancel()
-        return None
-    return task.result()
-
-
-def _peer(writer: asyncio.StreamWriter) -> str:
-    peer = writer.get_extra_info("peername")
-    if isinstance(peer, tuple) and len(peer) >= 2:
-        return f"{peer[0]}:{peer[1]}"
-    return str(peer)
+        await asyncio.to_thread(writer.thread.join, 0 if writer.abandoned else FLUSH_TIMEOUT)
+    finally:
+        restore()
+    return code

@@ -18,7 +18,16 @@ from typing import Final
 
 
 class SettingsFileError(Exception):
-    """A settings file exists but cannot be used; the message names the file."""
+    """A settings file exists but cannot be used; the message names the file.
+
+    ``retry``: the read failed for a reason that may pass without the file changing (no
+    permission until a ``chmod``, which leaves its stamp as it was; too many open files;
+    an I/O error), so the next look must read it again rather than trust its stamp.
+    """
+
+    def __init__(self, message: str, *, retry: bool = False) -> None:
+        super().__init__(message)
+        self.retry = retry
 
 
 #: The largest settings file read, in bytes. A bigger one is a warning, not an
@@ -61,7 +70,7 @@ def _os_problem(key: str, exc: OSError | ValueError) -> SettingsFileError:
     if isinstance(exc, IsADirectoryError):
         return SettingsFileError(f"{key} is a directory, not a settings file")
     reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return SettingsFileError(f"cannot read {key}: {reason}")
+    return SettingsFileError(f"cannot read {key}: {reason}", retry=isinstance(exc, OSError))
 
 
 def read_settings_bytes(path: Path) -> bytes | None:

@@ -109,14 +109,19 @@ class SettingsFiles:
     last_good: dict[str, dict[str, object]] = field(default_factory=dict)
     #: Files whose last read found nothing usable (a save may be in progress).
     unusable: set[str] = field(default_factory=set)
+    #: Files whose last read failed in a way that may pass (``SettingsFileError.retry``).
+    failed: set[str] = field(default_factory=set)
 
     def read(self, path: Path) -> tuple[dict[str, object] | None, str | None]:
         """(settings or None when absent, warning or None)."""
         key = str(path)
         self.unusable.discard(key)
+        self.failed.discard(key)
         try:
             data = read_settings_bytes(path)
         except SettingsFileError as exc:
+            if exc.retry:
+                self.failed.add(key)
             return self._fallback(key, str(exc))
         if data is None:
             self.last_good.pop(key, None)

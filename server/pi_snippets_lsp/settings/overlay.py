@@ -16,8 +16,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_snippets_lsp.settings.files import SettingsFileError
+from pi_snippets_lsp.settings.files import SettingsFileError, read_settings_bytes
 from pi_snippets_lsp.settings.layers import SettingsFiles, parse_settings_text
+from pi_snippets_lsp.settings.safe_write import write_settings_file
 from pi_snippets_lsp.settings.watch import Stamp, stamp
 
 log = logging.getLogger(__name__)
@@ -72,28 +73,26 @@ class EditedSettingsFiles(SettingsFiles):
             return super().read(path)
 
 
-#: The largest settings file the editor features read (a settings file is a few KiB).
-MAX_TEXT_BYTES = 16 * 1024 * 1024
-
-
 def read_text(path: Path) -> str | None:
     """A settings file's text as an editor shows it (UTF-8, without a leading BOM), or
-    None when there is no regular, readable, UTF-8 file of a sane size at ``path``.
+    None when there is no file at ``path``.
 
-    Only a regular file is opened: opening a FIFO would block.
+    The one safe reader (``settings_file.read_settings_bytes``): a regular file only,
+    opened without blocking and checked again once open (a FIFO swapped in between
+    blocks nothing), up to the size limit. A file that is there but cannot be used
+    raises ``SettingsFileError`` naming it: it is not "no file" (a save must not try to
+    create it).
     """
-    try:
-        if not path.is_file() or path.stat().st_size > MAX_TEXT_BYTES:
-            return None
-        return path.read_bytes().decode("utf-8").removeprefix("\ufeff")
-    except (OSError, UnicodeDecodeError):
+    data = read_settings_bytes(path)
+    if data is None:
         return None
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise SettingsFileError(f"{path} is not UTF-8 text (byte {exc.start})") from None
 
 
 def create_file(path: Path, text: str) -> None:
-    """Create ``path`` (and its folders) holding ``text``; never overwrite a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # UTF-8 and no newline translation on every platform; on Linux (where the tests
-    # run) the locale's encoding and newline=None write the same bytes.
-    with path.open("x", encoding="utf-8", newline="") as file:  # pragma: no mutate (Linux: same)
-        file.write(text)
+    """Create ``path`` (and its folders) holding ``text``, whole or not at all; never
+    overwrite a file (``safe_write.write_settings_file``)."""
+    write_settings_file(path, text)

@@ -33,6 +33,7 @@ from pi_snippets_lsp.core.edits import TextEdit, apply_edits
 from pi_snippets_lsp.core.grammar import is_valid_name
 from pi_snippets_lsp.core.snippet import normalize_newlines
 from pi_snippets_lsp.settings.diagnostics import name_slug
+from pi_snippets_lsp.settings.files import MAX_SETTINGS_BYTES
 from pi_snippets_lsp.settings.jsontree import JsonNode, JsonParseError, parse
 from pi_snippets_lsp.settings.layers import line_and_column, settings_text_is_empty
 
@@ -45,6 +46,7 @@ FALLBACK_NAME: Final = "snippet"
 _NAME_SCAN: Final = 400
 
 _LINE_BREAK: Final = re.compile(r"\r\n|\r|\n")
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _NAME_PART: Final = re.compile(r"[._-]+")
 _DEFAULT_INDENT: Final = "  "
 _DEFAULT_COLON: Final = ": "
@@ -104,9 +106,26 @@ def snippet_insertion(text: str | None, name: str, value: str, path: str) -> Ins
     """The edits adding ``"name": value`` to the settings ``text`` (None: no such file).
 
     ``path`` names the file in error messages. Raises :class:`SaveSnippetError` when the
-    file cannot take the snippet without losing something.
+    file cannot take the snippet without losing something, when the text is not valid
+    Unicode (a lone surrogate: JSON can carry one, UTF-8 cannot), and when the file would
+    grow past the size a settings file may have (it could not be read back).
     """
-    value = normalize_newlines(value)
+    if (surrogate := _SURROGATE.search(value)) is not None:
+        raise SaveSnippetError(
+            f"the text is not valid Unicode (a lone surrogate U+{ord(surrogate.group()):04X} "
+            f"at character {surrogate.start()}); not saved"
+        )
+    insertion = _insertion(text, name, normalize_newlines(value), path)
+    size = len(insertion.text.encode("utf-8", "surrogatepass"))
+    if size > MAX_SETTINGS_BYTES:
+        raise SaveSnippetError(
+            f"saving it would make {path} {size / (1 << 20):.1f} MiB, over the 16 MiB limit "
+            "of a settings file (it could not be read back); not saved"
+        )
+    return insertion
+
+
+def _insertion(text: str | None, name: str, value: str, path: str) -> Insertion:
     new: dict[str, object] = {name: value}
     if text is None or settings_text_is_empty(text):
         style = _Style("\n", _DEFAULT_INDENT, _DEFAULT_COLON)

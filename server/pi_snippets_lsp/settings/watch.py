@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 #: What a look at a file sees: (mtime ns, size, inode), or None when there is no file.
 Stamp = tuple[int, int, int] | None
 Stamps = dict[str, Stamp]
+#: Recorded as seen for a file whose read failed in a way that may pass: no real stamp
+#: equals it, so the next look reads the file again.
+RETRY: Final[Stamp] = (-1, -1, -1)
 
 #: Seconds between the looks that settle a change, and the most a settle may take.
 SETTLE_STEP: Final = 0.05
@@ -61,9 +64,14 @@ class SettingsWatcher:
         """The stamps a load was read at (taken before reading)."""
         self._seen = dict(stamps)
 
+    def differing(self) -> Stamps:
+        """The polled files whose stamp differs from the last one seen: their stamps now."""
+        now = take_stamps(self.files())
+        return {key: value for key, value in now.items() if self._seen.get(key) != value}
+
     def changed(self) -> bool:
         """Whether any polled file's stamp differs from the last one seen."""
-        return any(self._seen.get(key) != value for key, value in take_stamps(self.files()).items())
+        return bool(self.differing())
 
     def start(self) -> None:
         if self._task is None and self.interval > 0:

@@ -23,6 +23,7 @@ from pi_snippets_lsp.core.code_actions import (
 from pi_snippets_lsp.core.documents import Document
 from pi_snippets_lsp.lsp import translate
 from pi_snippets_lsp.lsp.handlers.common import apply_edit, offsets, params_of
+from pi_snippets_lsp.lsp.offload import off_loop
 from pi_snippets_lsp.lsp.server import SnippetsServer
 from pi_snippets_lsp.settings.diagnostics import settings_diagnostics
 from pi_snippets_lsp.wire.messages import ExpandDocumentParams
@@ -47,9 +48,11 @@ def register(server: SnippetsServer) -> None:
         start, end = offsets(ls, document, params.range)
         features = ls.session.features
         only, can_save = params.context.only, features.apply_edit
-        actions = prompt_actions(
-            document.text, config.values, start, end, only=only, uri=uri, can_save=can_save
-        )
+        text = document.text
+        actions = await off_loop(
+            ls, len(text), prompt_actions, text, config.values, start, end,
+            only=only, uri=uri, can_save=can_save,
+        )  # fmt: skip
         results = [translate.code_action(a, document, features) for a in actions]
         return [r for r in results if r is not None] or None
 

@@ -20,8 +20,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config, plain_json
 from pi_snippets_lsp.core.documents import Document, Position
-from pi_snippets_lsp.core.markers import Marker, marker_at
+from pi_snippets_lsp.core.hover import LineMarker, marker_on_line
 from pi_snippets_lsp.core.snippet import Snippet
+from pi_snippets_lsp.lsp.offload import off_loop
 from pi_snippets_lsp.lsp.server import SnippetsServer
 from pi_snippets_lsp.lsp.session import path_of_uri
 from pi_snippets_lsp.settings.overlay import read_text
@@ -53,15 +54,19 @@ async def prompt(ls: SnippetsServer, uri: str) -> tuple[Document, Config] | None
 
 async def prompt_marker(
     ls: SnippetsServer, uri: str, position: types.Position
-) -> tuple[Document, Config, Marker] | None:
-    """The marker under ``position`` in an open prompt, with its document and generation."""
+) -> tuple[Document, Config, LineMarker] | None:
+    """The marker under the cursor in an open prompt, with its document and generation,
+    found in its line alone (off the loop when the line is long: see
+    ``core.hover.marker_on_line``)."""
     found = await prompt(ls, uri)
     if found is None:
         return None
     document, config = found
-    offset = document.offset_at(Position(position.line, position.character), ls.encoding)
-    marker = marker_at(document.text, offset, config.values)
-    return None if marker is None else (document, config, marker)
+    line = document.line(position.line)
+    spot = await off_loop(
+        ls, len(line), marker_on_line, line, position.character, ls.encoding, config.values
+    )
+    return None if spot is None else (document, config, spot)
 
 
 def snippet_named(config: Config, name: str) -> Snippet | None:
@@ -78,7 +83,9 @@ def offsets(ls: SnippetsServer, document: Document, span: Any) -> tuple[int, int
 async def settings_document(ls: SnippetsServer, path: Path) -> tuple[Document | None, bool]:
     """A settings file as the editor has it, and whether the editor has it open: the open
     buffer; else the text the session reads for it (an edit the editor has not saved
-    yet); else the file on disk; None when there is no such file."""
+    yet); else the file on disk; None when there is no such file. A file that is there
+    but cannot be read (not a regular file, too large, not UTF-8) is a
+    ``SettingsFileError``."""
     wanted = os.path.normpath(path)
     for uri, document in ls.documents.items():
         if path_of_uri(uri) == wanted:

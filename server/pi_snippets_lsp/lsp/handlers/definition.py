@@ -11,6 +11,7 @@ from pi_snippets_lsp.core.hover import layer_of
 from pi_snippets_lsp.lsp import translate
 from pi_snippets_lsp.lsp.handlers.common import prompt_marker, settings_document, snippet_named
 from pi_snippets_lsp.lsp.server import SnippetsServer
+from pi_snippets_lsp.settings.files import SettingsFileError
 from pi_snippets_lsp.settings.locate import snippet_key_span
 
 
@@ -20,12 +21,15 @@ def register(server: SnippetsServer) -> None:
         ls: SnippetsServer, params: types.DefinitionParams
     ) -> types.Location | None:
         found = await prompt_marker(ls, params.text_document.uri, params.position)
-        if found is None or found[2].escape:
+        if found is None or found[2].marker.escape:
             return None
-        snippet = snippet_named(found[1], found[2].name)
+        snippet = snippet_named(found[1], found[2].marker.name)
         if snippet is None or layer_of(snippet.source, ls.session.user_file) == "client":
             return None
-        target, _ = await settings_document(ls, Path(snippet.source))
+        try:
+            target, _ = await settings_document(ls, Path(snippet.source))
+        except SettingsFileError:  # swapped for a FIFO, grown too large, ...: no target
+            return None
         span = snippet_key_span(target.text, snippet.name) if target else None
         if target is None or span is None:
             return None

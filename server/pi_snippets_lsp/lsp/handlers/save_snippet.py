@@ -16,7 +16,9 @@ from pi_snippets_lsp.core.documents import Document
 from pi_snippets_lsp.lsp import translate
 from pi_snippets_lsp.lsp.handlers.common import apply_edit, params_of, settings_document
 from pi_snippets_lsp.lsp.server import SnippetsServer
+from pi_snippets_lsp.settings.files import SettingsFileError
 from pi_snippets_lsp.settings.overlay import create_file
+from pi_snippets_lsp.settings.safe_write import SettingsWriteError
 from pi_snippets_lsp.settings.save_snippet import (
     SaveSnippetError,
     derive_name,
@@ -39,7 +41,10 @@ async def _save_snippet(ls: SnippetsServer, request: SaveSnippetParams) -> dict[
         raise JsonRpcInvalidParams(f"{SAVE_COMMAND}: `text` is empty")
     await ls.session.ensure_loaded()
     path = ls.session.user_file
-    document, opened = await settings_document(ls, path)
+    try:
+        document, opened = await settings_document(ls, path)
+    except SettingsFileError as exc:  # there is a file, but not one to edit: never create
+        raise JsonRpcInvalidParams(f"{SAVE_COMMAND}: {exc}; not saved") from None
     text = document.text if document else None
     taken = file_names(text) | {s.name for c in ls.session.configs.values() for s in c.snippets}
     if request.name is not None and (problem := name_problem(request.name, taken)):
@@ -55,7 +60,9 @@ async def _save_snippet(ls: SnippetsServer, request: SaveSnippetParams) -> dict[
         # The editor cannot create files: the server writes the new file itself.
         try:
             await asyncio.to_thread(create_file, path, insertion.text)
-        except OSError as exc:  # it appeared meanwhile, or the folder is not writable
+        except SettingsWriteError as exc:  # caught by snippet_insertion already
+            raise JsonRpcInvalidParams(f"{SAVE_COMMAND}: {exc}") from None
+        except OSError as exc:  # it appeared meanwhile, the disk is full, no permission
             raise JsonRpcInternalError(f"{SAVE_COMMAND}: cannot create {path}: {exc}") from None
         applied, unsaved = True, False
     else:

@@ -9,6 +9,7 @@ from typing import Any
 
 from pi_snippets_lsp.core.expansion import expand
 from pi_snippets_lsp.lsp.handlers.common import params_of
+from pi_snippets_lsp.lsp.offload import off_loop
 from pi_snippets_lsp.lsp.server import SnippetsServer
 from pi_snippets_lsp.wire.messages import (
     EXPAND,
@@ -27,7 +28,7 @@ def register(server: SnippetsServer) -> None:
         await ls.session.ensure_loaded()
         request = params_of(ExpandParams, params, EXPAND)
         config = await ls.session.loaded_config_for(request.uri)
-        result = expand(request.text, config.values)
+        result = await off_loop(ls, len(request.text), expand, request.text, config.values)
         return ExpandResult(result.text, result.changed).to_json()
 
     @server.feature(LIST)

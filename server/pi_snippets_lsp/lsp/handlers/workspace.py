@@ -26,6 +26,6 @@ def register(server: SnippetsServer) -> None:
     async def did_change_folders(
         ls: SnippetsServer, params: types.DidChangeWorkspaceFoldersParams
     ) -> None:
-        ls.session.folders = tuple(ls.folder_paths())
+        ls.session.set_folders(ls.folder_paths())
         ls.workspace_changed(None, "folders")
         await ls.session.reload(pull=False)

@@ -1,0 +1,532 @@
+"""The daemon: ``--socket``, ``--tcp`` and ``--ws``, every connection a session of its own,
+reachable by its user only, and no client able to wedge, starve or outgrow it.
+
+docs/lsp.md, "Daemon: who may connect, and what one client may cost".
+
+Who may connect:
+
+- ``--socket``: a Unix socket, mode 0600, in the user's private folder
+  (``daemon_folder.py``); a peer of another uid (``SO_PEERCRED``) is closed at once.
+- ``--tcp``/``--ws``: the first ``initialize`` must carry the token the daemon wrote to
+  its token file (``daemon_auth.TokenGate``); ``--ws`` also refuses, with 403 at the
+  handshake, a foreign ``Origin`` or ``Host`` (``daemon_auth.handshake_refusal``).
+
+What one client may cost (``limits.Limits``): connections at once; the time to a valid
+``initialize``; the body size; the answers waiting to be sent. A connection is read only
+while its answers leave: after each request the reader lets the answer be written, and
+stops while more than ``max_unsent`` bytes wait (or ``MAX_IN_FLIGHT`` requests are being
+worked on), closing the connection after ``stuck_timeout`` seconds stuck. A bare connect
+costs nothing until its first byte: the session is made then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import os
+import socket
+import stat
+import struct
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from pi_snippets_lsp.lsp.daemon_auth import allowed_hosts, handshake_refusal
+from pi_snippets_lsp.lsp.limits import ThrottledLog
+from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.signals import on_reload_signal, on_stop_signals
+from pi_snippets_lsp.lsp.transport import CHUNK, CLOSE_TIMEOUT, Connection
+from pi_snippets_lsp.wire.daemon_files import (
+    UnsafeFolderError,
+    default_socket_path,
+    default_token_path,
+    ensure_private_folder,
+    new_token,
+    remove_if_holding,
+    runtime_folder,
+    write_private_file,
+)
+
+log = logging.getLogger(__name__)
+
+WS_EXTRA: Final = "pi-snippets-lsp[ws]"
+#: WebSocket messages websockets may hold received before the server reads them (it
+#: stops reading the socket past that): with ``max_body`` each, the most held per client.
+WS_MAX_QUEUE: Final = 4
+
+Kind = Literal["unix", "tcp", "ws"]
+
+
+@dataclass(frozen=True)
+class Listen:
+    """Where and how the daemon listens (the command line's transport choice)."""
+
+    kind: Kind
+    host: str = "127.0.0.1"
+    port: int = 2087
+    #: ``--socket PATH`` (None: the default socket in the daemon's folder).
+    path: Path | None = None
+    #: ``--token-file FILE`` (None: the default token file in the daemon's folder).
+    token_file: Path | None = None
+    #: ``--allow-origin``: web origins a ``--ws`` handshake may come from.
+    allow_origins: tuple[str, ...] = ()
+
+
+class StuckError(Exception):
+    """A connection whose answers have not left for ``stuck_timeout`` seconds."""
+
+
+class Daemon:
+    """Serves one ``Listen`` until SIGINT or SIGTERM; SIGHUP reloads every session."""
+
+    def __init__(self, options: ServerOptions, listen: Listen) -> None:
+        self.options = options
+        self.listen = listen
+        self.limits = options.limits
+        self.token: str | None = None
+        self.token_file: Path | None = None
+        self.socket_path: Path | None = None
+        self.connections: set[Connection] = set()
+        self.tasks: set[asyncio.Task[Any]] = set()
+        #: Connections open (sessions, and connections that have not sent a byte yet).
+        self.open = 0
+        self.throttled = ThrottledLog(log)
+
+    # ------------------------------------------------------------------ start and stop
+
+    def serve(self) -> int:
+        """Listen until a signal; the process's exit status."""
+        websockets: Any = None
+        if self.listen.kind == "ws":
+            try:
+                websockets = importlib.import_module("websockets.asyncio.server")
+            except ImportError:
+                return _fail(f'--ws needs the websockets package: pip install "{WS_EXTRA}"', 2)
+        try:
+            self._prepare()
+        except (UnsafeFolderError, OSError) as exc:
+            return _fail(str(exc) if isinstance(exc, UnsafeFolderError) else _os_reason(exc), 1)
+        try:
+            return asyncio.run(self._serve(websockets))
+        except KeyboardInterrupt:  # a signal before the handlers were in place
+            return 0
+        finally:
+            self._remove_files()
+
+    def _prepare(self) -> None:
+        """The daemon's folder, and its socket path or token file."""
+        kind = self.listen.kind
+        needs_folder = (kind == "unix" and self.listen.path is None) or (
+            kind != "unix" and self.listen.token_file is None
+        )
+        if needs_folder:
+            ensure_private_folder(runtime_folder())
+        if kind == "unix":
+            self.socket_path = self.listen.path or default_socket_path()
+            _clear_stale_socket(self.socket_path)
+            return
+        self.token = new_token()
+        self.token_file = self.listen.token_file or default_token_path()
+        write_private_file(self.token_file, self.token + "\n")
+        # Where, never what: the token itself is in no log and on no screen.
+        print(f"pi-snippets-lsp: the token for clients is in {self.token_file}", file=sys.stderr)
+
+    def _remove_files(self) -> None:
+        if self.token_file is not None and self.token is not None:
+            remove_if_holding(self.token_file, self.token)
+            self.token_file = None
+        if self.socket_path is not None:
+            with contextlib.suppress(OSError):
+                if stat.S_ISSOCK(os.lstat(self.socket_path).st_mode):
+                    os.unlink(self.socket_path)
+            self.socket_path = None
+
+    async def _serve(self, websockets: Any) -> int:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(self.throttled.exception_handler)
+        stop = asyncio.Event()
+        restore = on_stop_signals(loop, stop.set, lambda: 0)
+        on_reload_signal(loop, self.reload_all)
+        try:
+            try:
+                server = await self._start(websockets)
+            except OSError as exc:
+                where = self.socket_path or f"{self.listen.host}:{self.listen.port}"
+                return _fail(f"cannot listen on {where}: {exc.strerror or exc}", 1)
+            for address in self._addresses(server):
+                print(f"pi-snippets-lsp: listening on {address}", file=sys.stderr)
+            sys.stderr.flush()
+            await stop.wait()
+            log.info("stopping: closing %d connection(s)", len(self.connections))
+            self._remove_files()  # first: the forced end after the grace skips the rest
+            server.close()
+            for connection in list(self.connections):
+                connection.end(0)
+            if self.tasks:
+                await asyncio.wait(self.tasks, timeout=CLOSE_TIMEOUT)
+            return 0
+        finally:
+            restore()
+
+    async def _start(self, websockets: Any) -> Any:
+        kind = self.listen.kind
+        if kind == "unix":
+            assert self.socket_path is not None
+            old = os.umask(0o177)  # the socket is created 0600: no moment open to others
+            try:
+                server = await asyncio.start_unix_server(
+                    self._stream_session, path=str(self.socket_path), limit=CHUNK
+                )
+            finally:
+                os.umask(old)
+            os.chmod(self.socket_path, 0o600)
+            return server
+        if kind == "tcp":
+            return await asyncio.start_server(
+                self._stream_session, self.listen.host, self.listen.port, limit=CHUNK
+            )
+        return await websockets.serve(
+            self._ws_session,
+            self.listen.host,
+            self.listen.port,
+            max_size=self.limits.max_body,
+            max_queue=WS_MAX_QUEUE,
+            process_request=self._ws_handshake,
+        )
+
+    def _addresses(self, server: Any) -> list[str]:
+        if self.listen.kind == "unix":
+            return [f"unix:{self.socket_path}"]
+        addresses = []
+        for sock in server.sockets:
+            host, port = sock.getsockname()[:2]
+            addresses.append(f"{self.listen.kind}://{host}:{port}")
+        return addresses
+
+    def reload_all(self) -> None:
+        """SIGHUP: every session reads its settings again."""
+        log.info("SIGHUP: reloading the settings of %d session(s)", len(self.connections))
+        for connection in list(self.connections):
+            connection.reload()
+
+    # ------------------------------------------------------------------ sessions
+
+    def _admit(self, name: str) -> bool:
+        """Whether one more connection may open (``max_connections``)."""
+        if self.open >= self.limits.max_connections:
+            self.throttled(
+                f"refusing connections over the limit of {self.limits.max_connections} at once",
+                name,
+            )
+            return False
+        return True
+
+    def _track(self, connection: Connection) -> None:
+        self.connections.add(connection)
+        log.info("%s: connected", connection.name)
+
+    async def _forget(self, connection: Connection) -> None:
+        await connection.finish()
+        self.connections.discard(connection)
+        connection.close()
+        log.info("%s: session ended", connection.name)
+
+    def _task(self) -> Callable[[], None]:
+        """Track the current task (the daemon waits for it at the end); what untracks it."""
+        task = asyncio.current_task()
+        if task is None:
+            return lambda: None
+        self.tasks.add(task)
+        self.open += 1
+
+        def untrack() -> None:
+            self.tasks.discard(task)
+            self.open -= 1
+
+        return untrack
+
+    async def _stream_session(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """One ``--socket`` or ``--tcp`` connection."""
+        name = _stream_name(self.listen.kind, writer)
+        if not self._admit(name) or not self._same_user(writer, name):
+            writer.transport.abort()
+            return
+        untrack = self._task()
+        writer.transport.set_write_buffer_limits(high=self.limits.max_unsent)
+        connection: Connection | None = None
+        pace: Callable[[], Awaitable[None]] | None = None
+        deadline = asyncio.get_running_loop().time() + self.limits.initialize_timeout
+        try:
+            while connection is None or not connection.ended.done():
+                data = await self._read(reader.read(CHUNK), connection, deadline, name)
+                if data is None:
+                    break
+                if connection is None:
+                    if not data:  # a probe: connected and closed
+                        break
+                    connection = Connection(
+                        self.options, _SocketWriter(writer), name, token=self.token
+                    )
+                    self._track(connection)
+                    pace = _stream_pacer(connection, writer, self.limits)
+                if not data:
+                    connection.end_of_stream()
+                    break
+                assert pace is not None
+                await connection.feed_paced(data, pace)
+        except StuckError:
+            self._stuck(name)
+            writer.transport.abort()  # what it did not read is dropped, not kept
+        except (ConnectionError, OSError) as exc:
+            log.info("%s: connection lost (%s)", name, exc)
+        finally:
+            if connection is not None:
+                await self._forget(connection)
+            else:
+                writer.transport.abort()
+            untrack()
+
+    async def _read(
+        self, read: Awaitable[Any], connection: Connection | None, deadline: float, name: str
+    ) -> Any:
+        """``read``'s result; None when the session ended first (``exit``, a signal) or
+        no valid ``initialize`` came before ``deadline``."""
+        task = asyncio.ensure_future(read)
+        waiting: set[asyncio.Future[Any]] = {task}
+        if connection is not None:
+            waiting.add(connection.ended)
+        timeout = None
+        if connection is None or not connection.admitted.is_set():
+            timeout = max(0.0, deadline - asyncio.get_running_loop().time())
+        await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        task.cancel()
+        if connection is None or not connection.ended.done():
+            log.warning(
+                "%s: no valid initialize within %gs; closing",
+                name,
+                self.limits.initialize_timeout,
+            )
+            if connection is not None:
+                connection.end(1)
+        return None
+
+    def _stuck(self, name: str) -> None:
+        timeout = self.limits.stuck_timeout
+        log.warning("%s: its answers have not been read for %gs; closing", name, timeout)
+
+    def _same_user(self, writer: asyncio.StreamWriter, name: str) -> bool:
+        """On a Unix socket, the peer must be our own uid (``SO_PEERCRED``)."""
+        if self.listen.kind != "unix":
+            return True
+        uid = peer_uid(writer.get_extra_info("socket"))
+        if uid is None or uid == os.geteuid():
+            return True
+        self.throttled(f"closing connections from other users (uid {uid})", name)
+        return False
+
+    # ------------------------------------------------------------------ WebSocket
+
+    def _ws_handshake(self, connection: Any, request: Any) -> Any:
+        """websockets' ``process_request``: 403 for a foreign ``Origin`` or ``Host``, 503
+        over the connection limit; None lets the handshake go on."""
+        port = connection.local_address[1] if connection.local_address else self.listen.port
+        hosts = allowed_hosts(self.listen.host, port)
+        headers = request.headers
+        refusal = handshake_refusal(
+            headers.get("Host"), headers.get("Origin"), hosts, self.listen.allow_origins
+        )
+        if refusal is not None:
+            self.throttled("refusing WebSocket handshakes", refusal)
+            return connection.respond(HTTPStatus.FORBIDDEN, refusal + "\n")
+        if not self._admit("ws"):
+            return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "too many connections\n")
+        return None
+
+    async def _ws_session(self, websocket: Any) -> None:
+        address = websocket.remote_address
+        name = f"ws {address[0]}:{address[1]}" if address else "ws"
+        untrack = self._task()
+        writer = _WebSocketWriter(websocket, self.limits.max_unsent)
+        connection = Connection(self.options, writer, name, framed=False, token=self.token)
+        self._track(connection)
+        deadline = asyncio.get_running_loop().time() + self.limits.initialize_timeout
+        pace = _ws_pacer(connection, writer, self.limits)
+        try:
+            while not connection.ended.done():
+                message = await self._read(websocket.recv(), connection, deadline, name)
+                if message is None:
+                    break
+                body = message.encode("utf-8") if isinstance(message, str) else message
+                if connection.receive(body):
+                    await pace()
+        except StuckError:
+            self._stuck(name)
+            with contextlib.suppress(Exception):
+                websocket.transport.abort()
+        except Exception as exc:  # websockets' ConnectionClosed: the client is gone
+            log.info("%s: connection closed (%s)", name, exc)
+            connection.end_of_stream()
+        finally:
+            await self._forget(connection)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer.task, CLOSE_TIMEOUT)
+            untrack()
+
+
+# --------------------------------------------------------------------------- writers
+
+
+class _SocketWriter:
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+
+    def write(self, data: bytes) -> None:
+        if not self.writer.is_closing():
+            self.writer.write(data)
+
+    def close(self) -> None:
+        if not self.writer.is_closing():
+            self.writer.close()
+
+
+class _WebSocketWriter:
+    """One text message per JSON-RPC message, sent in order by one task; ``unsent`` counts
+    the bytes queued, ``room`` is set while they are at most half the limit."""
+
+    def __init__(self, websocket: Any, max_unsent: int) -> None:
+        self.websocket = websocket
+        self.max_unsent = max_unsent
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.unsent = 0
+        self.room = asyncio.Event()
+        self.room.set()
+        self.closed = False
+        self.task = asyncio.ensure_future(self._send_all())
+
+    def write(self, data: bytes) -> None:
+        if not self.closed:
+            self.unsent += len(data)
+            if self.unsent > self.max_unsent:
+                self.room.clear()
+            self.queue.put_nowait(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+    async def _send_all(self) -> None:
+        try:
+            while (data := await self.queue.get()) is not None:
+                await self.websocket.send(data.decode("utf-8"))
+                self.unsent -= len(data)
+                if self.unsent <= self.max_unsent // 2:
+                    self.room.set()
+        except Exception as exc:  # the connection is gone: nothing left to send to
+            log.info("websocket send failed: %s", exc)
+        finally:
+            self.closed = True
+            self.room.set()
+            with contextlib.suppress(Exception):
+                await self.websocket.close()
+            while not self.queue.empty():
+                self.queue.get_nowait()
+
+
+# --------------------------------------------------------------------------- backpressure
+
+
+def _stream_pacer(
+    connection: Connection, writer: asyncio.StreamWriter, limits: Any
+) -> Callable[[], Awaitable[None]]:
+    transport = writer.transport
+
+    async def pace() -> None:
+        await connection.room_for_more()
+        if transport.get_write_buffer_size() > limits.max_unsent:
+            try:  # drain() waits while the transport is past its high-water mark
+                await asyncio.wait_for(writer.drain(), limits.stuck_timeout)
+            except TimeoutError:
+                raise StuckError from None
+
+    return pace
+
+
+def _ws_pacer(
+    connection: Connection, writer: _WebSocketWriter, limits: Any
+) -> Callable[[], Awaitable[None]]:
+    async def pace() -> None:
+        await connection.room_for_more()
+        if not writer.room.is_set():
+            try:
+                await asyncio.wait_for(writer.room.wait(), limits.stuck_timeout)
+            except TimeoutError:
+                raise StuckError from None
+
+    return pace
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def peer_uid(sock: socket.socket | None) -> int | None:
+    """The uid of a Unix socket's peer (``SO_PEERCRED``); None where the platform cannot
+    tell (the socket's mode 0600 still keeps others out)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if sock is None or option is None:
+        return None
+    try:
+        raw = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    except OSError:
+        return None
+    _pid, uid, _gid = struct.unpack("3i", raw)
+    return int(uid)
+
+
+def _clear_stale_socket(path: Path) -> None:
+    """A socket file left by a daemon that died is removed; a live daemon's, or a file
+    that is no socket, is an error (nothing of the user's is ever deleted)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(st.st_mode):
+        raise UnsafeFolderError(f"cannot listen on {path}: it exists and is not a socket")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        probe.connect(str(path))
+    except OSError:
+        os.unlink(path)  # nobody listens: a leftover
+        return
+    finally:
+        probe.close()
+    raise UnsafeFolderError(f"cannot listen on {path}: another server is listening there")
+
+
+def _stream_name(kind: Kind, writer: asyncio.StreamWriter) -> str:
+    if kind == "unix":
+        return "unix"
+    peer = writer.get_extra_info("peername")
+    if isinstance(peer, tuple) and len(peer) >= 2:
+        return f"tcp {peer[0]}:{peer[1]}"
+    return f"tcp {peer}"
+
+
+def _os_reason(exc: OSError) -> str:
+    where = f" {exc.filename}" if exc.filename else ""
+    return f"cannot prepare the daemon's files:{where} {exc.strerror or exc}"
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"pi-snippets-lsp: {message}", file=sys.stderr)
+    return code

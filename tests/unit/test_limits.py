@@ -1,0 +1,58 @@
+"""The limits' rules (``limits``; docs/lsp.md, "Daemon: who may connect, and what one
+client may cost")."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from pi_snippets_lsp.lsp.limits import Limits, ThrottledLog, folders_within, poll_interval_within
+
+
+def test_the_stated_defaults() -> None:
+    limits = Limits()
+    assert (limits.max_connections, limits.initialize_timeout, limits.max_folders) == (64, 10, 256)
+    assert limits.max_body == 64 * 1024 * 1024
+    assert limits.max_unsent == 8 * 1024 * 1024
+    assert (limits.min_poll_interval, limits.stuck_timeout) == (0.25, 30)
+
+
+@pytest.mark.parametrize(
+    ("asked", "used", "warned"),
+    [(0, 0, False), (1e-6, 0.25, True), (0.249, 0.25, True), (0.25, 0.25, False), (5, 5, False)],
+)
+def test_a_poll_interval_below_the_minimum_is_raised(
+    asked: float, used: float, warned: bool
+) -> None:
+    interval, problem = poll_interval_within(asked, 0.25)
+    assert interval == used
+    assert (problem is not None) is warned
+
+
+@pytest.mark.parametrize(("count", "kept", "warned"), [(0, 0, False), (3, 3, False), (4, 3, True)])
+def test_folders_over_the_limit_are_ignored(count: int, kept: int, warned: bool) -> None:
+    folders = [f"/f{i}" for i in range(count)]
+    result, problem = folders_within(folders, 3)
+    assert result == folders[:kept]
+    assert (problem is not None) is warned
+
+
+def test_a_throttled_log_says_each_message_once_a_second_with_a_count(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = [100.0]
+    throttled = ThrottledLog(logging.getLogger("test.throttled"), clock=lambda: now[0])
+    with caplog.at_level(logging.ERROR, "test.throttled"):
+        assert throttled("accept failed")
+        for _ in range(999):
+            now[0] += 0.0005
+            assert not throttled("accept failed")
+        assert throttled("another problem")
+        now[0] += 1.0
+        assert throttled("accept failed", "EMFILE")
+    assert [r.getMessage() for r in caplog.records] == [
+        "accept failed",
+        "another problem",
+        "accept failed: EMFILE (1000 times since the last report)",
+    ]
