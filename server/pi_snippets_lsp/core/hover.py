@@ -20,7 +20,7 @@ from typing import Final, Literal
 
 from pi_snippets_lsp.core.documents import Encoding
 from pi_snippets_lsp.core.grammar import WRAPPERS
-from pi_snippets_lsp.core.line_codec import index_at, units_of
+from pi_snippets_lsp.core.line_codec import index_and_units, units_of
 from pi_snippets_lsp.core.markers import Marker, marker_at
 from pi_snippets_lsp.core.snippet import Snippet, normalize_newlines
 
@@ -114,7 +114,7 @@ def marker_on_line(
     that window finds what expanding the whole line finds there: no marker spans a
     character outside the run, and the text before the window holds no ``%``.
     """
-    offset = index_at(line, character, encoding)
+    offset, column = index_and_units(line, character, encoding)
     first = _run_start(line, offset, _MARKER_RUN)
     last = _MARKER_RUN.match(line, offset).end()  # type: ignore[union-attr]  # matches ""
     before = _run_start(line, first, _WRAPPER_RUN)
@@ -125,7 +125,9 @@ def marker_on_line(
     marker = Marker(
         found.start + window, found.end + window, found.name, found.escape, found.new_text
     )
-    start = units_of(line[: marker.start], encoding)
+    # The marker holds the cursor (it starts at or before it): its column is the
+    # cursor's less the few characters between them.
+    start = column - units_of(line[marker.start : offset], encoding)
     return LineMarker(marker, start, start + (marker.end - marker.start))
 
 
