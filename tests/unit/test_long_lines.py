@@ -92,13 +92,15 @@ def test_semantic_tokens_cost_grows_linearly_with_a_line(encoding: Encoding, uni
 def test_hover_at_the_end_of_a_line_costs_a_few_passes_over_it(
     encoding: Encoding, unit: str
 ) -> None:
-    """Hover at the end of a 16 MB line: no more than a few times what one C-speed pass
-    over the line costs (encoding it), where expanding the line was hundreds of times."""
+    """Hover at the end of a 16 MB line costs a few C-speed passes over it: under 40
+    times what encoding it to UTF-16 once costs (measured: up to ~15 for UTF-8 CJK
+    text, which a UTF-8 codec encodes and decodes slower), where expanding the line
+    and walking it character by character cost 540 times."""
     line = long_line(16 * MB, unit)
     end = units_of(line, encoding) - 2
     hover = cost(lambda: marker_on_line(line, end, encoding, SNIPPETS))
     one_pass = cost(lambda: line.encode("utf-16-le", "surrogatepass"))
-    assert hover / one_pass < 20, (hover, one_pass)
+    assert hover / one_pass < 40, (hover, one_pass)
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-8"])

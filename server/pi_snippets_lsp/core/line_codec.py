@@ -19,14 +19,12 @@ each other).
 from __future__ import annotations
 
 import codecs
-import re
 from typing import Final
 
 from pi_snippets_lsp.core.documents import Encoding, index_from_units
 
 _CODEC: Final = {"utf-8": "utf-8", "utf-16": "utf-16-le"}
 _UNIT_BYTES: Final = {"utf-8": 1, "utf-16": 2}
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 def units_of(text: str, encoding: Encoding) -> int:
@@ -39,11 +37,25 @@ def units_of(text: str, encoding: Encoding) -> int:
 def index_at(line: str, units: int, encoding: Encoding) -> int:
     """The code-point index in ``line`` at ``units`` code units, clamped to the line; a
     position inside a character rounds down to its start."""
+    return index_and_units(line, units, encoding)[0]
+
+
+def index_and_units(line: str, units: int, encoding: Encoding) -> tuple[int, int]:
+    """``index_at``, and the code units before that index (``units`` itself, unless the
+    position was clamped or rounded down): a caller needs no second pass over the line
+    to know the column of what it finds there."""
     units = max(units, 0)
     if encoding == "utf-32" or line.isascii():
-        return min(units, len(line))
-    if _SURROGATE.search(line):
-        return index_from_units(line, units, encoding)
-    data = line.encode(_CODEC[encoding], "surrogatepass")
-    decoder = codecs.getincrementaldecoder(_CODEC[encoding])("surrogatepass")
-    return len(decoder.decode(data[: units * _UNIT_BYTES[encoding]], final=False))
+        index = min(units, len(line))
+        return index, index
+    try:
+        data = line.encode(_CODEC[encoding])  # strict: a lone surrogate raises
+    except UnicodeEncodeError:
+        index = index_from_units(line, units, encoding)
+        return index, units_of(line[:index], encoding)
+    width = _UNIT_BYTES[encoding]
+    taken = data[: units * width]
+    decoder = codecs.getincrementaldecoder(_CODEC[encoding])()
+    index = len(decoder.decode(taken, final=False))
+    held = len(decoder.getstate()[0])  # the bytes of a character cut in two
+    return index, (len(taken) - held) // width
