@@ -25,9 +25,9 @@ from pi_snippets_lsp.core.expansion import Expansion, expand
 from pi_snippets_lsp.core.snippet import preview
 from pi_snippets_lsp.lsp.daemon import Daemon, Listen
 from pi_snippets_lsp.lsp.limits import MIB, Limits
-from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.session import ServerFlags
 from pi_snippets_lsp.lsp.transport import serve_stdio
-from pi_snippets_lsp.mcp.live import McpOptions
+from pi_snippets_lsp.mcp.live import McpFlags
 from pi_snippets_lsp.settings.schema import settings_json_schema
 from pi_snippets_lsp.wire.version import VERSION
 
@@ -349,7 +349,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         )
         return 2
     return serve(
-        McpOptions(
+        McpFlags(
             settings=args.settings,
             project=args.project,
             trust_project=args.trust_project,
@@ -424,7 +424,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "mcp":
         return run_mcp(args)
 
-    options = ServerOptions(
+    options = ServerFlags(
         user_settings=args.settings,
         default_project=args.project,
         trust_project=args.trust_project,

@@ -14,7 +14,7 @@ import pytest
 
 from pi_snippets_lsp.core.config import Config, Layer, validate_layers
 from pi_snippets_lsp.mcp import live
-from pi_snippets_lsp.mcp.live import LiveSnippets, McpOptions, project_folder, root_folder
+from pi_snippets_lsp.mcp.live import LiveSnippets, McpFlags, project_folder, root_folder
 
 
 def write(path: Path, snippets: dict[str, str]) -> None:
@@ -23,21 +23,21 @@ def write(path: Path, snippets: dict[str, str]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("options", "root", "expected"),
+    ("flags", "root", "expected"),
     [
-        pytest.param(McpOptions(project="/p"), None, "/p", id="project"),
-        pytest.param(McpOptions(project="/p"), "/root", "/p", id="untrusted-root-ignored"),
+        pytest.param(McpFlags(project="/p"), None, "/p", id="project"),
+        pytest.param(McpFlags(project="/p"), "/root", "/p", id="untrusted-root-ignored"),
         pytest.param(
-            McpOptions(project="/p", trust_project=True), "/root", "/root", id="trusted-root"
+            McpFlags(project="/p", trust_project=True), "/root", "/root", id="trusted-root"
         ),
-        pytest.param(McpOptions(project="/p", trust_project=True), None, "/p", id="no-root"),
-        pytest.param(McpOptions(), None, "CWD", id="cwd"),
-        pytest.param(McpOptions(trust_project=True), None, "CWD", id="trusted-cwd"),
+        pytest.param(McpFlags(project="/p", trust_project=True), None, "/p", id="no-root"),
+        pytest.param(McpFlags(), None, "CWD", id="cwd"),
+        pytest.param(McpFlags(trust_project=True), None, "CWD", id="trusted-cwd"),
     ],
 )
-def test_the_project_folder(options: McpOptions, root: str | None, expected: str) -> None:
+def test_the_project_folder(flags: McpFlags, root: str | None, expected: str) -> None:
     want = Path.cwd() if expected == "CWD" else Path(expected)
-    assert project_folder(options, root) == want
+    assert project_folder(flags, root) == want
 
 
 @pytest.mark.parametrize(
@@ -95,9 +95,9 @@ class Recorder:
         self.failures.append(message)
 
 
-def live_of(options: McpOptions) -> tuple[LiveSnippets, Recorder]:
+def live_of(flags: McpFlags) -> tuple[LiveSnippets, Recorder]:
     recorder = Recorder()
-    return LiveSnippets(options, recorder.on_load, recorder.on_failure), recorder
+    return LiveSnippets(flags, recorder.on_load, recorder.on_failure), recorder
 
 
 def names(config: Config) -> list[str]:
@@ -107,7 +107,7 @@ def names(config: Config) -> list[str]:
 async def test_a_reload_reads_the_user_file(tmp_path: Path) -> None:
     user = tmp_path / "settings.json"
     write(user, {"a": "A"})
-    snippets, recorder = live_of(McpOptions(settings=str(user), project=str(tmp_path)))
+    snippets, recorder = live_of(McpFlags(settings=str(user), project=str(tmp_path)))
     config = await snippets.reload()
     assert names(config) == ["a"] and snippets.generation == 1
     assert [names(c) for _, c in recorder.loads] == [["a"]]
@@ -116,7 +116,7 @@ async def test_a_reload_reads_the_user_file(tmp_path: Path) -> None:
 async def test_a_half_written_save_keeps_the_last_good_list(tmp_path: Path) -> None:
     user = tmp_path / "settings.json"
     write(user, {"a": "A", "b": "B"})
-    snippets, _ = live_of(McpOptions(settings=str(user)))
+    snippets, _ = live_of(McpFlags(settings=str(user)))
     await snippets.reload()
     user.write_text('{"piSimpleSnippets": {"snip', encoding="utf-8")
     config = await snippets.reload(settle=True)
@@ -131,7 +131,7 @@ async def test_a_failed_load_keeps_the_generation_and_says_so(
 ) -> None:
     user = tmp_path / "settings.json"
     write(user, {"a": "A"})
-    snippets, recorder = live_of(McpOptions(settings=str(user)))
+    snippets, recorder = live_of(McpFlags(settings=str(user)))
     await snippets.reload()
 
     def broken(*args: object) -> Config:
@@ -154,11 +154,11 @@ async def test_the_project_layer_only_when_trusted(tmp_path: Path) -> None:
     write(user, {"a": "user"})
     project = tmp_path / "proj"
     write(project / ".pi" / "settings.json", {"a": "project", "p": "P"})
-    untrusted, _ = live_of(McpOptions(settings=str(user), project=str(project)))
+    untrusted, _ = live_of(McpFlags(settings=str(user), project=str(project)))
     config = await untrusted.reload()
     assert names(config) == ["a"] and config.values["a"] == "user"
     assert config.untrusted_project_files == (str(project / ".pi" / "settings.json"),)
-    trusted, _ = live_of(McpOptions(settings=str(user), project=str(project), trust_project=True))
+    trusted, _ = live_of(McpFlags(settings=str(user), project=str(project), trust_project=True))
     config = await trusted.reload()
     assert config.values == {"a": "project", "p": "P"}
 
@@ -168,29 +168,29 @@ async def test_a_trusted_clients_root_moves_the_project_layer(tmp_path: Path) ->
     write(user, {})
     root = tmp_path / "root"
     write(root / ".pi" / "settings.json", {"r": "R"})
-    options = McpOptions(settings=str(user), project=str(tmp_path), trust_project=True)
+    options = McpFlags(settings=str(user), project=str(tmp_path), trust_project=True)
     snippets, recorder = live_of(options)
     await snippets.reload()
     await snippets.set_root(str(root))
     assert names(snippets.config) == ["r"]
     await snippets.set_root(str(root))  # the same root: no reload
     assert len(recorder.loads) == 2
-    untrusted, recorder = live_of(McpOptions(settings=str(user)))
+    untrusted, recorder = live_of(McpFlags(settings=str(user)))
     await untrusted.set_root(str(root))
     assert recorder.loads == [] and untrusted.root is None
 
 
 def test_a_short_poll_interval_is_raised_to_the_floor() -> None:
-    snippets, _ = live_of(McpOptions(poll_interval=0.01))
+    snippets, _ = live_of(McpFlags(poll_interval=0.01))
     assert snippets.watcher.interval == live.MIN_POLL_INTERVAL
-    off, _ = live_of(McpOptions(poll_interval=0))
+    off, _ = live_of(McpFlags(poll_interval=0))
     assert off.watcher.interval == 0
 
 
 async def test_the_watcher_reloads_on_a_save(tmp_path: Path) -> None:
     user = tmp_path / "settings.json"
     write(user, {"a": "A"})
-    snippets, recorder = live_of(McpOptions(settings=str(user), poll_interval=0.25))
+    snippets, recorder = live_of(McpFlags(settings=str(user), poll_interval=0.25))
     await snippets.reload()
     snippets.start()
     try:

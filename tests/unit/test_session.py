@@ -21,7 +21,7 @@ from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.lsp.options import ClientFeatures
 from pi_snippets_lsp.lsp.session import (
     PROJECT_GLOB,
-    ServerOptions,
+    ServerFlags,
     Session,
     combined_problems,
     default_folder,
@@ -260,7 +260,7 @@ def make_session(
     features: ClientFeatures | None = None,
     folders: Sequence[str] = (),
 ) -> Session:
-    session = Session(link=link, cli=ServerOptions(user_settings=str(user_file)))
+    session = Session(link=link, flags=ServerFlags(user_settings=str(user_file)))
     session.initialize(
         {"pollInterval": 0, **(options or {})},  # type: ignore[dict-item]
         features or ClientFeatures(),
@@ -625,7 +625,7 @@ async def test_the_project_option_is_a_folder_with_its_own_settings(
     write(project / ".pi" / "settings.json", {"snippets": {"p": "project"}})
     session = Session(
         link=FakeLink(),
-        cli=ServerOptions(
+        flags=ServerFlags(
             user_settings=str(user_file), default_project=str(project), trust_project=True
         ),
     )
@@ -657,7 +657,7 @@ def test_which_documents_are_the_sessions_settings_files(user_file: Path, tmp_pa
     assert not session.is_settings_file((folder / "package.json").as_uri())
     assert not session.is_settings_file("untitled:settings.json")
     project = tmp_path / "p"
-    bare = Session(link=FakeLink(), cli=ServerOptions(default_project=str(project)))
+    bare = Session(link=FakeLink(), flags=ServerFlags(default_project=str(project)))
     bare.initialize({}, ClientFeatures(), [], None)
     assert bare.is_settings_file((project / ".pi" / "settings.json").as_uri())
 
@@ -670,7 +670,7 @@ def test_the_watcher_polls_the_files_the_client_does_not_watch(user_file: Path) 
 async def test_nothing_polls_before_initialize_sets_the_interval(user_file: Path) -> None:
     """The poll interval comes from ``initializationOptions``; a session started without
     them starts no poller of its own."""
-    session = Session(link=FakeLink(), cli=ServerOptions(user_settings=str(user_file)))
+    session = Session(link=FakeLink(), flags=ServerFlags(user_settings=str(user_file)))
     before = asyncio.all_tasks()
     await session.start()
     assert asyncio.all_tasks() == before

@@ -1,4 +1,4 @@
-"""One connection's session in-process (``transport.Connection``): how it ends, what an
+"""One connection's session in-process (``transport.Channel``): how it ends, what an
 internal error tells the client, answers to pipelined requests (docs/lsp.md,
 "Lifecycle" and "Errors")."""
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pi_snippets_lsp.lsp.session import ServerOptions
-from pi_snippets_lsp.lsp.transport import Connection
+from pi_snippets_lsp.lsp.session import ServerFlags
+from pi_snippets_lsp.lsp.transport import Channel
 from pi_snippets_lsp.wire.framing import FrameDecoder, encode
 
 
@@ -33,11 +33,11 @@ class Captured:
         return [json.loads(b) for b in self.decoder.frames() if isinstance(b, bytes)]
 
 
-def connect(tmp_path: Path, **options: Any) -> tuple[Connection, Captured]:
+def connect(tmp_path: Path, **options: Any) -> tuple[Channel, Captured]:
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"piSimpleSnippets": {"snippets": {"a": "AAA"}}}))
     writer = Captured()
-    connection = Connection(ServerOptions(user_settings=str(settings), **options), writer, "test")
+    connection = Channel(ServerFlags(user_settings=str(settings), **options), writer, "test")
     return connection, writer
 
 
@@ -56,7 +56,7 @@ INITIALIZE = request(
 )
 
 
-async def settle(connection: Connection) -> None:
+async def settle(connection: Channel) -> None:
     for _ in range(200):
         if not connection.protocol.pending_handlers():
             break

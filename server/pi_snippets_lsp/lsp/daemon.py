@@ -38,9 +38,9 @@ from typing import Any, Final, Literal
 
 from pi_snippets_lsp.lsp.daemon_auth import allowed_hosts, handshake_refusal
 from pi_snippets_lsp.lsp.limits import ThrottledLog
-from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.session import ServerFlags
 from pi_snippets_lsp.lsp.signals import on_reload_signal, on_stop_signals
-from pi_snippets_lsp.lsp.transport import CHUNK, CLOSE_TIMEOUT, Connection
+from pi_snippets_lsp.lsp.transport import CHUNK, CLOSE_TIMEOUT, Channel
 from pi_snippets_lsp.wire.daemon_files import (
     UnsafeFolderError,
     default_socket_path,
@@ -84,14 +84,14 @@ class StuckError(Exception):
 class Daemon:
     """Serves one ``Listen`` until SIGINT or SIGTERM; SIGHUP reloads every session."""
 
-    def __init__(self, options: ServerOptions, listen: Listen) -> None:
-        self.options = options
+    def __init__(self, flags: ServerFlags, listen: Listen) -> None:
+        self.flags = flags
         self.listen = listen
-        self.limits = options.limits
+        self.limits = flags.limits
         self.token: str | None = None
         self.token_file: Path | None = None
         self.socket_path: Path | None = None
-        self.connections: set[Connection] = set()
+        self.connections: set[Channel] = set()
         self.tasks: set[asyncio.Task[Any]] = set()
         #: Connections open (sessions, and connections that have not sent a byte yet).
         self.open = 0
@@ -226,11 +226,11 @@ class Daemon:
             return False
         return True
 
-    def _track(self, connection: Connection) -> None:
+    def _track(self, connection: Channel) -> None:
         self.connections.add(connection)
         log.info("%s: connected", connection.name)
 
-    async def _forget(self, connection: Connection) -> None:
+    async def _forget(self, connection: Channel) -> None:
         await connection.finish()
         self.connections.discard(connection)
         connection.close()
@@ -260,7 +260,7 @@ class Daemon:
             return
         untrack = self._task()
         writer.transport.set_write_buffer_limits(high=self.limits.max_unsent)
-        connection: Connection | None = None
+        connection: Channel | None = None
         pace: Callable[[], Awaitable[None]] | None = None
         deadline = asyncio.get_running_loop().time() + self.limits.initialize_timeout
         try:
@@ -271,9 +271,7 @@ class Daemon:
                 if connection is None:
                     if not data:  # a probe: connected and closed
                         break
-                    connection = Connection(
-                        self.options, _SocketWriter(writer), name, token=self.token
-                    )
+                    connection = Channel(self.flags, _SocketWriter(writer), name, token=self.token)
                     self._track(connection)
                     pace = _stream_pacer(connection, writer, self.limits)
                 if not data:
@@ -294,7 +292,7 @@ class Daemon:
             untrack()
 
     async def _read(
-        self, read: Awaitable[Any], connection: Connection | None, deadline: float, name: str
+        self, read: Awaitable[Any], connection: Channel | None, deadline: float, name: str
     ) -> Any:
         """``read``'s result; None when the session ended first (``exit``, a signal) or
         no valid ``initialize`` came before ``deadline``."""
@@ -356,7 +354,7 @@ class Daemon:
         name = f"ws {address[0]}:{address[1]}" if address else "ws"
         untrack = self._task()
         writer = _WebSocketWriter(websocket, self.limits.max_unsent)
-        connection = Connection(self.options, writer, name, framed=False, token=self.token)
+        connection = Channel(self.flags, writer, name, framed=False, token=self.token)
         self._track(connection)
         deadline = asyncio.get_running_loop().time() + self.limits.initialize_timeout
         pace = _ws_pacer(connection, writer, self.limits)
@@ -446,7 +444,7 @@ class _WebSocketWriter:
 
 
 def _stream_pacer(
-    connection: Connection, writer: asyncio.StreamWriter, limits: Any
+    connection: Channel, writer: asyncio.StreamWriter, limits: Any
 ) -> Callable[[], Awaitable[None]]:
     transport = writer.transport
 
@@ -462,7 +460,7 @@ def _stream_pacer(
 
 
 def _ws_pacer(
-    connection: Connection, writer: _WebSocketWriter, limits: Any
+    connection: Channel, writer: _WebSocketWriter, limits: Any
 ) -> Callable[[], Awaitable[None]]:
     async def pace() -> None:
         await connection.room_for_more()

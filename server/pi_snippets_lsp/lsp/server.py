@@ -29,7 +29,7 @@ from pygls.protocol import (
 from pi_snippets_lsp.core.documents import Document, Encoding, Position
 from pi_snippets_lsp.lsp.link import ClientLink
 from pi_snippets_lsp.lsp.lspjson import lsp_json
-from pi_snippets_lsp.lsp.session import MessageKind, ServerOptions, Session, path_of_uri
+from pi_snippets_lsp.lsp.session import MessageKind, ServerFlags, Session, path_of_uri
 from pi_snippets_lsp.lsp.translate import JsonText, honest_capabilities
 from pi_snippets_lsp.wire.errors import INVALID_REQUEST, SERVER_NOT_INITIALIZED
 from pi_snippets_lsp.wire.framing import frame
@@ -132,7 +132,7 @@ class SnippetsProtocol(LanguageServerProtocol):
         requests' answers), or turned so by ``lsp_json`` (lsprotocol values). pygls would
         send each through cattrs, whose first use per class generates code: ~35 ms of
         answering ``initialize``, and the first hover or code action of a session."""
-        if error is not None and error.data is not None and not self._server.options.error_details:
+        if error is not None and error.data is not None and not self._server.flags.error_details:
             error = types.ResponseError(code=error.code, message=error.message)
         if error is None and isinstance(result, JsonText):  # encoded already
             body = f'{{"jsonrpc":"2.0","id":{json.dumps(msg_id)},"result":{result}}}'
@@ -240,7 +240,7 @@ class SnippetsServer(LanguageServer):
 
     protocol: SnippetsProtocol
 
-    def __init__(self, options: ServerOptions | None = None) -> None:
+    def __init__(self, flags: ServerFlags | None = None) -> None:
         super().__init__(
             SERVER_NAME,
             VERSION,
@@ -251,9 +251,9 @@ class SnippetsServer(LanguageServer):
         self.documents: dict[str, Document] = {}
         #: Open documents that are settings files the session reads (they get diagnostics).
         self.settings_documents: set[str] = set()
-        self.options = options or ServerOptions()
+        self.flags = flags or ServerFlags()
         self.link = ClientLink(self, lambda: self.session.features)
-        self.session = Session(link=self.link, cli=self.options)
+        self.session = Session(link=self.link, flags=self.flags)
         #: Called when a document opens, changes or closes, and when the workspace folders
         #: change (uri None): handlers that follow documents register here.
         self.workspace_listeners: list[

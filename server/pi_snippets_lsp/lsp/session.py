@@ -61,7 +61,7 @@ PROJECT_GLOB: Final = "**/.pi/settings.json"
 
 
 @dataclass(frozen=True)
-class ServerOptions:
+class ServerFlags:
     """Command-line choices: ``--settings``, ``--project``, ``--trust-project``, ``-v``
     (``error_details``: an internal error's answer carries its traceback) and the limits
     (``limits.py``)."""
@@ -208,7 +208,7 @@ class Session:
     """The state of one client's session (one connection)."""
 
     link: Link
-    cli: ServerOptions = field(default_factory=ServerOptions)
+    flags: ServerFlags = field(default_factory=ServerFlags)
     features: ClientFeatures = field(default_factory=ClientFeatures)
     options: InitializationOptions = field(default_factory=InitializationOptions)
     #: Problems with ``initializationOptions``: part of every generation's warning.
@@ -250,7 +250,7 @@ class Session:
         """``initialize``: the client's options, capabilities and folders."""
         self.options, self.option_problems = parse_initialization_options(raw_options)
         interval, problem = poll_interval_within(
-            self.options.poll_interval, self.cli.limits.min_poll_interval
+            self.options.poll_interval, self.flags.limits.min_poll_interval
         )
         if problem is not None:
             self.option_problems = (*self.option_problems, problem)
@@ -262,20 +262,20 @@ class Session:
     def set_folders(self, folders: Sequence[str]) -> None:
         """The workspace folders, at most ``Limits.max_folders`` of them (each one is a
         generation: a client sending thousands would cost the daemon gigabytes)."""
-        kept, self.folder_problem = folders_within(list(folders), self.cli.limits.max_folders)
+        kept, self.folder_problem = folders_within(list(folders), self.flags.limits.max_folders)
         self.folders = tuple(kept)
 
     @property
     def trust_project(self) -> bool:
-        return self.cli.trust_project or self.options.trust_project_settings
+        return self.flags.trust_project or self.options.trust_project_settings
 
     @property
     def user_file(self) -> Path:
-        return user_settings_path(override=self.cli.user_settings)
+        return user_settings_path(override=self.flags.user_settings)
 
     @property
     def default_folder(self) -> str | None:
-        return default_folder(self.folders, self.root, self.cli.default_project)
+        return default_folder(self.folders, self.root, self.flags.default_project)
 
     def folder_of(self, uri: str | None) -> str | None:
         path = path_of_uri(uri) if uri else None
@@ -415,7 +415,7 @@ class Session:
             config = load_config(
                 LoadRequest(
                     user_file=self.user_file,
-                    user_file_required=self.cli.user_settings is not None,
+                    user_file_required=self.flags.user_settings is not None,
                     project_folder=Path(key) if key else None,
                     trust_project=self.trust_project,
                     client_layers=layers,

@@ -22,7 +22,7 @@ from pi_snippets_lsp.lsp.handlers import (
     workspace,
 )
 from pi_snippets_lsp.lsp.server import SnippetsServer
-from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.session import ServerFlags
 
 HANDLERS: Final = (
     lifecycle,
@@ -38,9 +38,9 @@ HANDLERS: Final = (
 )
 
 
-def create_server(options: ServerOptions | None = None) -> SnippetsServer:
+def create_server(flags: ServerFlags | None = None) -> SnippetsServer:
     """A server of one session with every handler registered."""
-    server = SnippetsServer(options)
+    server = SnippetsServer(flags)
     for handlers in HANDLERS:
         handlers.register(server)
     return server

@@ -1,4 +1,4 @@
-"""Transports: one connection's session (``Connection``), and stdio.
+"""Transports: one connection's session (``Channel``), and stdio.
 
 docs/lsp.md, "Command line" and "Framing"; the daemon (``--socket``, ``--tcp``, ``--ws``)
 is ``daemon.py``. pygls's own readers are replaced, not patched: its header parser
@@ -9,7 +9,7 @@ connections. Here:
 - every byte stream goes through ``framing.FrameDecoder`` and every body through
   ``framing.parse_message`` before pygls's protocol sees it, so a broken frame is logged
   and skipped, and a broken message is answered (-32700, -32600), never a wedge;
-- every connection (``Connection``) has its own ``SnippetsServer``: its session,
+- every connection (``Channel``) has its own ``SnippetsServer``: its session,
   documents, configuration, registrations and watchers. Connections run concurrently on
   one event loop and never see each other's messages;
 - a connection may need a token (``daemon_auth.TokenGate``): its first ``initialize``
@@ -38,7 +38,7 @@ from typing import IO, Any, Final, Protocol
 
 from pi_snippets_lsp.lsp.daemon_auth import UNAUTHORIZED, UNAUTHORIZED_MESSAGE, TokenGate, Verdict
 from pi_snippets_lsp.lsp.limits import MAX_IN_FLIGHT
-from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.session import ServerFlags
 from pi_snippets_lsp.lsp.setup import create_server
 from pi_snippets_lsp.lsp.signals import on_reload_signal, on_stop_signals
 from pi_snippets_lsp.wire.errors import SERVER_NOT_INITIALIZED
@@ -68,8 +68,11 @@ class Writer(Protocol):
     def close(self) -> None: ...
 
 
-class Connection:
-    """One client: its own server and session, the decoder of its stream, its end.
+class Channel:
+    """One client's channel to the server: its own server and session, the decoder of
+    its stream, its end. (The client side of a connection is ``client.transport.Connection``;
+    "options" are only ever the client's ``initializationOptions``, "flags" the command
+    line's.)
 
     ``ended`` resolves with the session's exit code: 0 after ``shutdown`` then ``exit``
     (or the end of the stream after ``shutdown``), 1 otherwise, as LSP asks.
@@ -79,7 +82,7 @@ class Connection:
 
     def __init__(
         self,
-        options: ServerOptions,
+        flags: ServerFlags,
         writer: Writer,
         name: str,
         *,
@@ -88,10 +91,10 @@ class Connection:
     ) -> None:
         self.name = name
         self.writer = writer
-        self.server = create_server(options)
+        self.server = create_server(flags)
         self.protocol = self.server.protocol
         self.protocol.set_writer(writer, include_headers=framed)
-        self.decoder = FrameDecoder(max_body=options.limits.max_body)
+        self.decoder = FrameDecoder(max_body=flags.limits.max_body)
         self.gate = TokenGate(token)
         self.admitted = asyncio.Event()
         self.ended: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -315,24 +318,22 @@ def _hung_up(fd: int) -> bool:
 
 
 def serve_stdio(
-    options: ServerOptions, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None
+    flags: ServerFlags, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None
 ) -> int:
     """Serve one session on stdin/stdout; the process's exit status."""
-    return asyncio.run(
-        _serve_stdio(options, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer)
-    )
+    return asyncio.run(_serve_stdio(flags, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer))
 
 
-async def _serve_stdio(options: ServerOptions, stdin: IO[bytes], stdout: IO[bytes]) -> int:
+async def _serve_stdio(flags: ServerFlags, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     loop = asyncio.get_running_loop()
 
     def lost() -> None:
         with contextlib.suppress(RuntimeError):  # the loop is gone already
             loop.call_soon_threadsafe(connection.end, 1)
 
-    limits = options.limits
+    limits = flags.limits
     writer = _ThreadedWriter(stdout, lost, limits.max_unsent, limits.stuck_timeout)
-    connection = Connection(options, writer, "stdio")
+    connection = Channel(flags, writer, "stdio")
 
     fd = stdin.fileno()
 

@@ -41,7 +41,7 @@ MIN_POLL_INTERVAL: Final = 0.25
 
 
 @dataclass(frozen=True)
-class McpOptions:
+class McpFlags:
     """``pi-snippets-lsp mcp``'s command line."""
 
     settings: str | None = None
@@ -50,25 +50,25 @@ class McpOptions:
     poll_interval: float = DEFAULT_POLL_INTERVAL
 
 
-def project_folder(options: McpOptions, root: str | None) -> Path | None:
+def project_folder(flags: McpFlags, root: str | None) -> Path | None:
     """The project folder: the client's root (trusted projects only), else ``--project``,
     else the current directory (None when that is gone)."""
-    if root is not None and options.trust_project:
+    if root is not None and flags.trust_project:
         return Path(root)
-    if options.project:
-        return Path(options.project).expanduser()
+    if flags.project:
+        return Path(flags.project).expanduser()
     try:
         return Path.cwd()
     except OSError:
         return None
 
 
-def load_request(options: McpOptions, root: str | None) -> LoadRequest:
+def load_request(flags: McpFlags, root: str | None) -> LoadRequest:
     return LoadRequest(
-        user_file=user_settings_path(override=options.settings),
-        user_file_required=options.settings is not None,
-        project_folder=project_folder(options, root),
-        trust_project=options.trust_project,
+        user_file=user_settings_path(override=flags.settings),
+        user_file_required=flags.settings is not None,
+        project_folder=project_folder(flags, root),
+        trust_project=flags.trust_project,
     )
 
 
@@ -94,11 +94,11 @@ class LiveSnippets:
 
     def __init__(
         self,
-        options: McpOptions,
+        flags: McpFlags,
         on_load: Callable[[Config, Config], Awaitable[None]],
         on_failure: Callable[[str], Awaitable[None]],
     ) -> None:
-        self.options = options
+        self.flags = flags
         self.on_load = on_load
         self.on_failure = on_failure
         self.config: Config = EMPTY_CONFIG
@@ -107,7 +107,7 @@ class LiveSnippets:
         self.root: str | None = None
         self.files = SettingsFiles()
         self._lock = asyncio.Lock()
-        interval = options.poll_interval
+        interval = flags.poll_interval
         if 0 < interval < MIN_POLL_INTERVAL:
             interval = MIN_POLL_INTERVAL
         self.watcher = SettingsWatcher(
@@ -115,7 +115,7 @@ class LiveSnippets:
         )
 
     def request(self) -> LoadRequest:
-        return load_request(self.options, self.root)
+        return load_request(self.flags, self.root)
 
     def settings_files(self) -> list[Path]:
         """The files a load reads: the user file and, for a trusted project, its own."""
@@ -133,7 +133,7 @@ class LiveSnippets:
 
     async def set_root(self, root: str | None) -> None:
         """The client's roots changed: reload when that moves the project layer."""
-        if not self.options.trust_project or root == self.root:
+        if not self.flags.trust_project or root == self.root:
             return
         self.root = root
         await self.reload()

@@ -54,7 +54,7 @@ from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config
 from pi_snippets_lsp.mcp import answers
 from pi_snippets_lsp.mcp.live import (
     LiveSnippets,
-    McpOptions,
+    McpFlags,
     changed_names,
     root_folder,
     snippets_changed,
@@ -88,9 +88,9 @@ _LEVELS: Final[tuple[types.LoggingLevel, ...]] = get_args(types.LoggingLevel)
 class SnippetsServer:
     """One stdio session: the live generation, the SDK server, and what is pending."""
 
-    def __init__(self, options: McpOptions) -> None:
-        self.options = options
-        self.live = LiveSnippets(options, on_load=self._loaded, on_failure=self._failed)
+    def __init__(self, flags: McpFlags) -> None:
+        self.flags = flags
+        self.live = LiveSnippets(flags, on_load=self._loaded, on_failure=self._failed)
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         #: The handshake-era session, once the client sent ``notifications/initialized``.
@@ -276,7 +276,7 @@ class SnippetsServer:
 
     async def _ask_roots(self) -> None:
         session = self.session
-        if not self.options.trust_project or session is None:
+        if not self.flags.trust_project or session is None:
             return
         capabilities = session.client_capabilities
         if capabilities is None or capabilities.roots is None:
@@ -422,12 +422,12 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
-def serve(options: McpOptions) -> int:
+def serve(flags: McpFlags) -> int:
     """Serve one MCP session on stdin/stdout, then end the process: 0 when the client
     closed the stream or a signal came, 1 after an error."""
     code = 0
     try:
-        anyio.run(SnippetsServer(options).serve)
+        anyio.run(SnippetsServer(flags).serve)
     except KeyboardInterrupt:
         pass
     except Exception:
