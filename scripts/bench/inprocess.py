@@ -28,13 +28,10 @@ PROSE_TARGET = 2.0
 DENSE_TARGET = 1.5
 
 
-def best_time(run: Callable[[], object], repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - start)
-    return best
+def once(run: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
 
 
 @dataclass
@@ -70,16 +67,18 @@ def expansion(sizes: Sizes, work: Path, snippets: dict[str, str]) -> list[Row]:
         texts.append(_Text("dense", shape, make(sizes.text_bytes, names, rng)))
         texts.append(_Text("dense", shape, make(sizes.text_bytes // 4, names, rng), quarter=True))
     results = [expand(entry.text, snippets) for entry in texts]
-    for _ in range(sizes.rounds):
-        for entry in texts:
-            seconds = best_time(partial(expand, entry.text, snippets), sizes.throughput_repeats)
-            entry.seconds = min(entry.seconds, seconds)
-        js = reference.run(work, snippets, [e.text for e in texts], sizes.throughput_repeats)
-        if js is None:
-            continue
-        for entry, measured in zip(texts, js["expansion"], strict=True):
-            if entry.js is None or measured["seconds"] < entry.js["seconds"]:
-                entry.js = measured
+    js = reference.JavaScript.start(work, snippets, [entry.text for entry in texts])
+    try:
+        for _ in range(sizes.turns):
+            for index, entry in enumerate(texts):
+                entry.seconds = min(entry.seconds, once(partial(expand, entry.text, snippets)))
+                if js is not None:
+                    measured = js.expand(index)
+                    if entry.js is None or measured["seconds"] < entry.js["seconds"]:
+                        entry.js = measured
+    finally:
+        if js is not None:
+            js.close()
     shapes: dict[str, dict[str, Any]] = {}
     for entry, result in zip(texts, results, strict=True):
         key = f"{entry.kind}/{entry.shape}" + ("/quarter" if entry.quarter else "")

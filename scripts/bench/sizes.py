@@ -16,10 +16,10 @@ QUERY_LENGTHS = (0, 1, 2, 3, 4)
 @dataclass(frozen=True)
 class Sizes:
     text_bytes: int
-    throughput_repeats: int
-    #: Ours and the JavaScript reference take turns this many times (best of all kept),
-    #: so a burst of load on a shared machine does not fall on one side only.
-    rounds: int
+    #: Ours and the JavaScript reference take this many turns on each text, one pass
+    #: each (the best of each kept), so a burst of load on a shared machine falls on
+    #: both alike.
+    turns: int
     completion_counts: tuple[int, int, int]
     #: Name vocabularies each completion size runs with (``shapes.VOCABULARIES``).
     vocabularies: tuple[str, ...]
@@ -45,8 +45,7 @@ class Sizes:
 
 FULL = Sizes(
     text_bytes=MIB,
-    throughput_repeats=5,
-    rounds=3,
+    turns=25,
     completion_counts=(1_000, 10_000, 100_000),
     vocabularies=("syllables", "words", "namespaced"),
     queries_per_length=(600, 600, 120),
@@ -63,8 +62,7 @@ FULL = Sizes(
 )
 QUICK = Sizes(
     text_bytes=16 * 1024,
-    throughput_repeats=2,
-    rounds=1,
+    turns=2,
     completion_counts=(20, 50, 100),
     vocabularies=("syllables", "words", "namespaced"),
     queries_per_length=(6, 6, 4),

@@ -2,14 +2,18 @@
 // expandText and pi-tui's fuzzyFilter) on the bench's inputs, for scripts/bench/reference.py.
 //
 // Usage: node timing.mjs INPUT.json
-// INPUT: {"snippets": {name: value}, "texts": [string], "repeats": n,
+// INPUT: {"snippets": {name: value}, "texts": [string],
 //         "ranking": [{"names": [string], "warmup": [string], "queries": [string]}]}
-// Output: {"expansion": [{"seconds", "sha256", "changed"}],    best of `repeats` per text
-//          "ranking": [{"seconds": [..], "tops": [[string]], "counts": [n]}]}
+// Then one command per line on stdin, one JSON answer per line on stdout:
+//   {"expand": i}  -> {"seconds": s, "sha256": hex, "changed": bool}   one pass over text i
+//   {"rank": i}    -> {"seconds": [..], "tops": [[string]], "counts": [n]}
 // where tops are each query's first 20 names and counts how many names matched.
+// Running as a process that answers commands lets the bench take turns with it, text by
+// text, so that a burst of load on a shared machine falls on both sides alike.
 
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 
 import { expandText, fuzzyFilter } from "../../tests/unit/js/reference.mjs";
 
@@ -18,21 +22,19 @@ function seconds(start) {
 }
 
 const input = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const out = { expansion: [], ranking: [] };
 const lookup = new Map(Object.entries(input.snippets));
-for (const text of input.texts) {
-  let best = Infinity;
-  let result = null;
-  for (let r = 0; r < input.repeats; r++) {
-    const start = process.hrtime.bigint();
-    result = expandText(text, lookup);
-    best = Math.min(best, seconds(start));
-  }
-  const sha = createHash("sha256").update(result.text, "utf8").digest("hex");
-  out.expansion.push({ seconds: best, sha256: sha, changed: result.changed });
-}
 const identity = (x) => x;
-for (const set of input.ranking) {
+
+function expand(i) {
+  const start = process.hrtime.bigint();
+  const result = expandText(input.texts[i], lookup);
+  const took = seconds(start);
+  const sha = createHash("sha256").update(result.text, "utf8").digest("hex");
+  return { seconds: took, sha256: sha, changed: result.changed };
+}
+
+function rank(i) {
+  const set = input.ranking[i];
   for (const q of set.warmup) fuzzyFilter(set.names, q, identity).slice(0, 20);
   const times = [];
   const tops = [];
@@ -45,6 +47,12 @@ for (const set of input.ranking) {
     tops.push(top);
     counts.push(all.length);
   }
-  out.ranking.push({ seconds: times, tops, counts });
+  return { seconds: times, tops, counts };
 }
-process.stdout.write(JSON.stringify(out));
+
+const lines = createInterface({ input: process.stdin });
+lines.on("line", (line) => {
+  const command = JSON.parse(line);
+  const answer = "expand" in command ? expand(command.expand) : rank(command.rank);
+  process.stdout.write(JSON.stringify(answer) + "\n");
+});

@@ -22,6 +22,7 @@ from typing import Final, Literal
 
 from . import jsontree
 from .documents import line_starts
+from .expansion import SnippetTable
 from .grammar import JS_WHITESPACE, NAME_PATTERN, is_valid_name
 from .jsontree import BOM, JsonParseError, JsonPath
 from .ranking import FuzzyIndex
@@ -63,17 +64,18 @@ class Config:
     #: Whether any layer mentioned the namespace at all.
     namespace_present: bool = False
 
-    _values: dict[str, str] = field(init=False, repr=False, compare=False)
+    _values: SnippetTable = field(init=False, repr=False, compare=False)
     _name_index: FuzzyIndex | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Derived once; frozen dataclasses set their own fields through object.
-        object.__setattr__(self, "_values", {s.name: s.value for s in self.snippets})
+        object.__setattr__(self, "_values", SnippetTable({s.name: s.value for s in self.snippets}))
         object.__setattr__(self, "_name_index", None)
 
     @property
     def values(self) -> Mapping[str, str]:
-        """Snippet name -> text, for expansion."""
+        """Snippet name -> text, for expansion (a ``SnippetTable``: the pass's pattern for
+        these names is made once per generation)."""
         return self._values
 
     @property
