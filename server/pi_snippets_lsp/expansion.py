@@ -54,14 +54,14 @@ from .grammar import (
 
 #: A text is cut into about this many windows (each at least ``_SMALLEST_WINDOW``
 #: characters): the lists one split makes stay a small fraction of the text.
-_WINDOWS: Final = 64
-_SMALLEST_WINDOW: Final = 2048
+_WINDOWS: Final = 64  # pragma: no mutate (a cost choice: any size gives the same text)
+_SMALLEST_WINDOW: Final = 256  # pragma: no mutate (a cost choice)
 #: Up to this many valid names, a table's pattern holds them all (a trie: unknown names
 #: are turned down inside the regex engine); compiling it costs ~25 ms per 1,000 names.
 _MOST_TRIE_NAMES: Final = 2000  # pragma: no mutate (a cost choice; both patterns agree)
 #: ... and none longer than this: each character of a name can nest a group, and the
 #: ``re`` compiler recurses once per nesting level.
-_LONGEST_TRIE_NAME: Final = 100
+_LONGEST_TRIE_NAME: Final = 100  # pragma: no mutate (a limit with room: 300 compiles)
 
 _W: Final = re.escape(WRAPPERS)
 _S: Final = re.escape(SEPARATORS)
@@ -86,7 +86,7 @@ _CUT: Final = re.compile(rf"[^a-z0-9._%\-{_W}]")
 #: A window longer than this many times its step (a long run of name characters, ``%``
 #: and wrappers, where no cut is allowed) takes the plain scan: what one split would
 #: keep of such a run is not bounded by the step.
-_LONGEST_WINDOW: Final = 4
+_LONGEST_WINDOW: Final = 4  # pragma: no mutate (a cost choice)
 _SEPARATOR_SET: Final = frozenset(SEPARATORS)
 
 
@@ -313,14 +313,14 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
     if clash:  # a key no marker can name, which an escape's capture could look up
         get = {name: value for name, value in snippets.items() if is_valid_name(name)}.get
     size = len(text)
-    step = max(_SMALLEST_WINDOW, size // _WINDOWS)
+    step = max(_SMALLEST_WINDOW, size // _WINDOWS)  # pragma: no mutate (a cost choice)
     windows: list[str] = []
     found = 0
     start = 0
     while start < size:
         cut = _CUT.search(text, start + step)
         end = size if cut is None else cut.end()
-        if end - start > _LONGEST_WINDOW * step:
+        if end - start > _LONGEST_WINDOW * step:  # pragma: no mutate (either way: same text)
             expanded, replaced = _plain_window(text, snippets, start, end)
             windows.append(expanded)
             found += replaced

@@ -190,7 +190,8 @@ def test_expanding_many_markers_uses_a_few_times_the_text_size(marker: str, coun
     40-55 times the size of these texts.)
     """
     text = marker * count
-    snippets = {"a": "AB"}  # the output is as large as the input
+    snippets = SnippetTable({"a": "AB"})  # the output is as large as the input
+    assert snippets.pattern  # made once per table, not per text
     size = sys.getsizeof(text)
     result: list[Expansion] = []
     peak = _peak(lambda: result.append(expand(text, snippets)))
