@@ -100,14 +100,15 @@ def _trie(names: Sequence[str]) -> str:
         node = root
         for char in name:
             node = node.setdefault(char, {})
-        node[""] = {}
+        node[""] = {}  # pragma: no mutate (only the key matters: a name ends here)
 
     def emit(node: _Node) -> str:
         branches = [re.escape(char) + emit(child) for char, child in sorted(node.items()) if char]
         if not branches:
             return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        # A name ends here too: an empty branch (cheaper for the engine than a ``?``).
+        # One branch needs no group (a group would match the same).
+        grouped = "(?:" + "|".join(branches) + ")"
+        body = branches[0] if len(branches) == 1 else grouped  # pragma: no mutate
         return f"(?:{body}|)" if "" in node else body
 
     return emit(root)
@@ -124,7 +125,8 @@ def _first_pairs(names: Sequence[str]) -> str:
         if "" in following:
             branches.append(re.escape(first))
         else:
-            branches.append(re.escape(first) + "[" + re.escape("".join(sorted(following))) + "]")
+            following_class = re.escape("".join(sorted(following)))  # pragma: no mutate
+            branches.append(re.escape(first) + "[" + following_class + "]")
     return "(?=" + "|".join(branches) + ")"
 
 
@@ -285,16 +287,16 @@ def _plain_window(text: str, snippets: Mapping[str, str], start: int, end: int) 
     return "".join(pieces), replaced
 
 
-def _at_boundary(text: str, before: str, index: int, position: int) -> bool:
+def _at_boundary(before: str, index: int) -> bool:
     """Whether the wrappers that end ``before`` (the text between candidate ``index - 1``
-    and candidate ``index`` of a window) start at a boundary; ``position`` is where the
-    candidate is in ``text``, for a run that goes back past the window's start."""
+    and candidate ``index`` of a window) start at a boundary."""
     rest = before.rstrip(WRAPPERS)
     if rest:
         return rest[-1] in _SEPARATOR_SET
     # The run fills the text since the previous candidate, whose name ends in a letter or
-    # a digit: no boundary; or it goes back to the window's start: ask the whole text.
-    return index == 0 and is_boundary_before(text, position)
+    # a digit: no boundary. Or it goes back to the window's start, which is then the
+    # text's (a later window starts with the character before it, which is no wrapper).
+    return index == 0
 
 
 def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
@@ -327,8 +329,10 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
             start = end
             continue
         lead = 1 if start else 0  # the character before the window, for the lookbehinds
-        parts = pattern.split(text if end - start == size else text[start - lead : end])
-        if len(parts) == 1:
+        # The whole text is no copy; a window without a candidate needs no work.
+        window = text if end - start == size else text[start - lead : end]  # pragma: no mutate
+        parts = pattern.split(window)
+        if len(parts) == 1:  # pragma: no mutate
             windows.append(parts[0][lead:])
             start = end
             continue
@@ -337,9 +341,9 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
         # the escape ``%%a`` becomes. Past the trie's size an unknown name is None here.
         new_texts = list(map(get, captured, captured)) if exact else list(map(get, captured))
         kept = 0
-        for index in compress(count(), parts[1::3]):  # after three wrappers or more
-            position = start - lead + len(parts[0]) if index == 0 else 0
-            if not _at_boundary(text, parts[3 * index], index, position):
+        # After three wrappers or more (the check holds for any candidate; only these need it).
+        for index in compress(count(), parts[1::3]):  # pragma: no mutate
+            if not _at_boundary(parts[3 * index], index):
                 new_texts[index] = TRIGGER + captured[index]
                 kept += 1
         if not exact:
@@ -359,7 +363,7 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
         start = end
     if not found:
         return Expansion(text=text, changed=False)
-    expanded = windows[0] if len(windows) == 1 else "".join(windows)
+    expanded = windows[0] if len(windows) == 1 else "".join(windows)  # pragma: no mutate (a copy)
     del windows
     return Expansion(
         text=expanded,

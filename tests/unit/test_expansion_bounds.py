@@ -329,3 +329,18 @@ def test_the_first_pairs_are_the_starts_of_the_names(names: set[str], other: str
     starts = {name[:2] for name in names if len(name) > 1}
     singles = {name for name in names if len(name) == 1}
     assert (pairs.match(other) is not None) == (other[:2] in starts or other[:1] in singles)
+
+
+@pytest.mark.parametrize(
+    ("names", "text", "starts"),
+    [
+        pytest.param(["abc"], "abx", True, id="same-first-pair"),
+        pytest.param(["abc"], "acx", False, id="third-character-is-no-second"),
+        pytest.param(["abc", "a"], "ax", True, id="a-one-character-name-takes-any"),
+        pytest.param(["a.b"], "a.x", True, id="punctuation-second"),
+        pytest.param(["a.b"], "a-x", False, id="other-punctuation"),
+        pytest.param(["xy", "ab"], "xb", False, id="pairs-do-not-mix"),
+    ],
+)
+def test_first_pairs(names: list[str], text: str, starts: bool) -> None:
+    assert (re.match(expansion._first_pairs(names), text) is not None) == starts
