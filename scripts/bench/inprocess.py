@@ -13,8 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pi_snippets_lsp.documents import Document, Position
-from pi_snippets_lsp.expansion import expand
+from pi_snippets_lsp.core.documents import Document, Position
+from pi_snippets_lsp.core.expansion import expand
 
 from . import reference
 from .report import Row, count_label, ms, size_label

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from pi_snippets_lsp.ranking import FuzzyIndex
+from pi_snippets_lsp.core.ranking import FuzzyIndex
 
 _SYLLABLES = [c + v for c in "bdfklmnprstvz" for v in "aeiou"]
 #: Filler words of prose and snippet values.

@@ -11,8 +11,9 @@ import sys
 import time
 from pathlib import Path
 
+from pi_snippets_lsp.core.expansion import expand
+
 import pi_snippets_lsp
-from pi_snippets_lsp.expansion import expand
 
 from .report import Row, count_label, ms, size_label
 from .server import BenchError, BenchServer, settings_text, write_settings

@@ -43,7 +43,7 @@ from itertools import compress, count, repeat
 from operator import is_
 from typing import Final, NamedTuple, overload
 
-from .grammar import (
+from pi_snippets_lsp.core.grammar import (
     MARKER_CANDIDATE_RE,
     SEPARATORS,
     TRIGGER,

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from pi_snippets_lsp.wire.framing import encode
 
 from pi_snippets_lsp.client import (
     INVALID_PARAMS,
@@ -21,7 +22,6 @@ from pi_snippets_lsp.client import (
     SnippetsTimeoutError,
 )
 from pi_snippets_lsp.client.transport import Connection
-from pi_snippets_lsp.framing import encode
 
 from .conftest import EXAMPLES, TIMEOUT, ClientFactory, free_port, write_settings
 

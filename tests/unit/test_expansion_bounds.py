@@ -19,18 +19,18 @@ import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp import expansion
-from pi_snippets_lsp.config import Config
-from pi_snippets_lsp.expansion import (
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.expansion import (
     Expansion,
     Replacement,
     Replacements,
     SnippetTable,
     expand,
 )
-from pi_snippets_lsp.grammar import MARKER_PATTERN, TRIGGER
-from pi_snippets_lsp.snippet import Snippet
+from pi_snippets_lsp.core.grammar import MARKER_PATTERN, TRIGGER
+from pi_snippets_lsp.core.snippet import Snippet
+
+from pi_snippets_lsp.core import expansion
 
 from .conftest import PIECES, examples, random_texts, sized
 from .test_expansion import NAMES, SNIPPET_TABLES, prompts
