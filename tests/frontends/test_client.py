@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from pathlib import Path
@@ -19,6 +20,8 @@ from pi_snippets_lsp.client import (
     SnippetsError,
     SnippetsTimeoutError,
 )
+from pi_snippets_lsp.client.transport import Connection
+from pi_snippets_lsp.wire.framing import encode
 
 from .conftest import EXAMPLES, TIMEOUT, ClientFactory, free_port, write_settings
 
@@ -291,3 +294,40 @@ def test_cwd_and_a_relative_settings_file(home: Path, tmp_path: Path) -> None:
         timeout=TIMEOUT,
     ) as client:
         assert client.expand("%here") == ("relative to cwd", True)
+
+
+def test_the_observer_sees_every_message_before_it_is_dispatched() -> None:
+    """``Connection(observe=...)`` is a tap: each message read, in order, on the reader
+    thread, before the caller waiting for it wakes; a failing observer costs nothing."""
+    server_out, client_in = os.pipe()
+    seen: list[dict[str, object]] = []
+    stamped: dict[str, object] = {}
+
+    def observe(message: dict[str, object]) -> None:
+        seen.append(message)
+        if message.get("method") == "test/boom":
+            raise RuntimeError("an observer bug")
+
+    def answer(method: str, params: object) -> object:
+        return None
+
+    def lost(reason: str) -> ServerExitedError:
+        return ServerExitedError(reason)
+
+    def write(data: bytes) -> None:
+        # The peer answers each request at once, after a notification that fails the
+        # observer (the response must still reach its caller).
+        request = json.loads(data.split(b"\r\n\r\n", 1)[1])
+        if "id" in request and "method" in request:
+            stamped["observed_before_answer"] = len(seen)
+            os.write(client_in, encode({"jsonrpc": "2.0", "method": "test/boom"}))
+            os.write(client_in, encode({"jsonrpc": "2.0", "id": request["id"], "result": 7}))
+
+    with os.fdopen(server_out, "rb") as reader:
+        connection = Connection(reader, write, answer=answer, lost=lost, observe=observe)
+        assert connection.request("test/one", {}, timeout=TIMEOUT) == 7
+        assert [m.get("method", m.get("result")) for m in seen] == ["test/boom", 7]
+        assert stamped["observed_before_answer"] == 0
+        os.close(client_in)
+        connection.close_reader(TIMEOUT)
+    assert connection.dead is not None

@@ -10,20 +10,30 @@ text uses a few times its size in memory (the previous pass kept ~50 bytes per m
 from __future__ import annotations
 
 import random
+import re
 import sys
 import tracemalloc
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_snippets_lsp.core.expansion import Expansion, Replacement, Replacements, expand
+from pi_snippets_lsp.core import expansion
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.expansion import (
+    Expansion,
+    Replacement,
+    Replacements,
+    SnippetTable,
+    expand,
+)
 from pi_snippets_lsp.core.grammar import MARKER_PATTERN, TRIGGER
+from pi_snippets_lsp.core.snippet import Snippet
 
 from .conftest import PIECES, examples, random_texts, sized
-from .test_expansion import SNIPPET_TABLES, prompts
+from .test_expansion import NAMES, SNIPPET_TABLES, prompts
 
 MARKER_RE = regex.compile(MARKER_PATTERN)
 
@@ -180,7 +190,8 @@ def test_expanding_many_markers_uses_a_few_times_the_text_size(marker: str, coun
     40-55 times the size of these texts.)
     """
     text = marker * count
-    snippets = {"a": "AB"}  # the output is as large as the input
+    snippets = SnippetTable({"a": "AB"})  # the output is as large as the input
+    assert snippets.pattern  # made once per table, not per text
     size = sys.getsizeof(text)
     result: list[Expansion] = []
     peak = _peak(lambda: result.append(expand(text, snippets)))
@@ -196,3 +207,140 @@ def test_replacements_hold_no_per_marker_data() -> None:
     result = expand(text, {"a": "AB"})
     assert isinstance(result.replacements, Replacements)
     assert sys.getsizeof(result.replacements) < 200
+
+
+# --------------------------------------------------------------------------- the fast pass
+
+
+@pytest.fixture
+def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows of a few characters: cuts fall everywhere a cut may fall."""
+    monkeypatch.setattr(expansion, "_SMALLEST_WINDOW", 3)
+    monkeypatch.setattr(expansion, "_WINDOWS", 1_000_000)
+
+
+@pytest.fixture
+def first_pairs(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every table takes the pattern of a large one (first pairs, unknown names let through)."""
+    monkeypatch.setattr(expansion, "_MOST_TRIE_NAMES", 0)
+    expansion._pattern.cache_clear()
+    yield
+    expansion._pattern.cache_clear()
+
+
+WINDOW_PIECES = [*PIECES, "((", "([`", "(((", "[{<`(", "，(", "x(", "%%%", "%a.", "%a-x"]
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_the_fast_pass_equals_the_previous_one_window_by_window() -> None:
+    """A cut after any character no marker holds (wrappers and separators included)
+    changes nothing: each window sees the character before it."""
+    rng = random.Random(77)
+    for _ in range(sized(300)):
+        text = "".join(rng.choices(WINDOW_PIECES, k=rng.randint(1, 60)))
+        assert_same(text, SNIPPETS)
+
+
+@pytest.mark.usefixtures("first_pairs")
+def test_the_pattern_of_a_large_table_lets_unknown_names_through_unchanged() -> None:
+    rng = random.Random(78)
+    for _ in range(sized(2_000)):
+        text = "".join(rng.choices(WINDOW_PIECES, k=rng.randint(1, 12)))
+        assert_same(text, SNIPPETS)
+    # Names that share their first pairs with known ones, and a one-character name.
+    assert_same("%use %use-mcpx %use-mc %u %a %ab (%a) x%a %%u %%use-mcp", SNIPPETS)
+
+
+@pytest.mark.usefixtures("first_pairs", "small_windows")
+@settings(max_examples=examples(300))
+@given(snippets=SNIPPET_TABLES, data=st.data())
+def test_the_pattern_of_a_large_table_equals_the_previous_pass(
+    snippets: dict[str, str], data: st.DataObject
+) -> None:
+    assert_same(data.draw(prompts(sorted(snippets))), snippets)
+
+
+@pytest.mark.parametrize("run", range(7))
+@pytest.mark.parametrize("before", ["", " ", "x", "，", "é", "%", ")", "\n"])
+def test_runs_of_wrappers_of_every_length(before: str, run: int) -> None:
+    """The pattern checks runs of up to two wrappers itself; a longer run is walked back."""
+    for wrappers in ("(" * run, "[`{<("[:run], "`" * run):
+        for marker in ("%a", "%%a", "%zz"):
+            assert_same(f"{before}{wrappers}{marker} {before}{wrappers}{marker}", SNIPPETS)
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_a_long_run_where_no_cut_may_fall_takes_the_plain_scan() -> None:
+    text = "((%a" * 300 + " %a " + "%a%%a-" * 200
+    assert_same(text, SNIPPETS)
+    assert_same("x" + text, SNIPPETS)
+
+
+@pytest.mark.parametrize("length", [99, 100, 101, 400])
+def test_long_names_expand(length: int) -> None:
+    """A name too long for the trie (the ``re`` compiler recurses per nesting level)
+    puts its table on the first pairs; names that nest deeply are no trouble either."""
+    long = "a" * length
+    snippets = {"a" * k: str(k) for k in range(1, 40)} | {long: "LONG", "b": "B"}
+    text = f"%{long} %{long}b %{'a' * 30} (%b) %%{long}"
+    expanded = assert_same(text, snippets)
+    assert expanded.text == f"LONG %{long}b 30 (B) %{long}"
+
+
+def test_a_plain_mapping_with_keys_that_are_no_names() -> None:
+    """Only valid names can be markers: a key like ``%a`` is never looked up, so an escape
+    (whose capture is ``%a``) stays an escape."""
+    snippets = {"%a": "NO", "A": "NO", "": "NO", "a": "yes", "%%a": "NO"}
+    result = assert_same("%%a %A %a % %%%a", snippets)
+    assert result.text == "%a %A yes % %%%a"
+
+
+def test_a_generation_makes_its_pattern_once() -> None:
+    table = SnippetTable({"a": "A", "Bad": "x"})
+    assert table.pattern is table.pattern
+    assert table == {"a": "A", "Bad": "x"}
+    assert expand("%a %Bad", table).text == "A %Bad"
+    assert SnippetTable().pattern[0].search("%a") is None  # nothing to find
+    config = Config(snippets=(Snippet("a", "A", "test"),))
+    assert isinstance(config.values, SnippetTable)
+    assert dict(config.values) == {"a": "A"}
+
+
+NAME_SETS = st.sets(NAMES, min_size=1, max_size=12)
+
+
+@settings(max_examples=examples(200))
+@given(names=NAME_SETS, other=NAMES)
+def test_the_trie_matches_exactly_its_names(names: set[str], other: str) -> None:
+    trie = re.compile(expansion._trie(sorted(names)))
+    for name in names:
+        assert trie.fullmatch(name)
+    assert (trie.fullmatch(other) is not None) == (other in names)
+    # Its matches are names of the set (the pattern adds the check that the name ends).
+    for candidate in [*names, other]:
+        match = trie.match(candidate)
+        assert match is None or match.group() in names
+
+
+@settings(max_examples=examples(200))
+@given(names=NAME_SETS, other=NAMES)
+def test_the_first_pairs_are_the_starts_of_the_names(names: set[str], other: str) -> None:
+    pairs = re.compile(expansion._first_pairs(sorted(names)))
+    starts = {name[:2] for name in names if len(name) > 1}
+    singles = {name for name in names if len(name) == 1}
+    assert (pairs.match(other) is not None) == (other[:2] in starts or other[:1] in singles)
+
+
+@pytest.mark.parametrize(
+    ("names", "text", "starts"),
+    [
+        pytest.param(["abc"], "abx", True, id="same-first-pair"),
+        pytest.param(["abc"], "acx", False, id="third-character-is-no-second"),
+        pytest.param(["abc", "a"], "ax", True, id="a-one-character-name-takes-any"),
+        pytest.param(["a.b"], "a.x", True, id="punctuation-second"),
+        pytest.param(["a.b"], "a-x", False, id="other-punctuation"),
+        pytest.param(["xy", "ab"], "xb", False, id="pairs-do-not-mix"),
+    ],
+)
+def test_first_pairs(names: list[str], text: str, starts: bool) -> None:
+    assert (re.match(expansion._first_pairs(names), text) is not None) == starts

@@ -17,6 +17,7 @@ from pi_snippets_lsp.core.grammar import (
     CJK_PUNCTUATION_LIST,
     MARKER_CANDIDATE_RE,
     MARKER_PATTERN,
+    SEPARATORS,
     Token,
     find_token,
     is_boundary_before,
@@ -453,3 +454,16 @@ def test_find_token_agrees_with_javascript(node: RunNode) -> None:
             disagreements.append((text, ours, result["token"]))
     assert disagreements == []
     assert found > 500  # the generator does reach real tokens
+
+
+def test_the_separator_list_is_every_separator() -> None:
+    """``SEPARATORS`` (for patterns that must decide a boundary inside the regex engine)
+    is exactly what ``is_separator`` accepts, on every code point."""
+    listed = set(SEPARATORS)
+    differing = [
+        f"U+{code:04X}"
+        for code in range(0x110000)
+        if is_separator(chr(code)) != (chr(code) in listed)
+    ]
+    assert differing == []
+    assert len(listed) == len(SEPARATORS)  # no code point twice

@@ -9,6 +9,7 @@ pi-tui's own numbers).
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -25,7 +26,7 @@ from pi_snippets_lsp.core.grammar import JS_WHITESPACE
 from pi_snippets_lsp.core.ranking import FuzzyIndex, fuzzy_filter
 from pi_snippets_lsp.core.snippet import Snippet
 
-from .conftest import examples, sized
+from .conftest import RunNode, examples, sized
 
 T = TypeVar("T")
 
@@ -433,3 +434,29 @@ def test_the_names_starting_with_a_character_are_found_once_and_exactly() -> Non
     assert index._starting_with(joined, "a") is index._starting_with(joined, "a")
     assert index._starting_with(joined, "c") == [11]
     assert index._starting_with(joined, "z") == []
+
+
+def test_the_order_is_pi_tuis_own_in_javascript(node: RunNode) -> None:
+    """The whole order of every query, against pi-tui's ``fuzzyFilter`` run by Node
+    (tests/unit/js/reference.mjs, the bench's reference too): names that share words and
+    letters, as real snippet libraries do, and queries of every shape (one to four
+    characters, a letters/digits swap, two tokens, upper case)."""
+    rng = random.Random(2024)
+    words = ["review", "code", "tests", "commit", "diff", "plan", "fix", "mcp", "use", "v2"]
+    items = sorted(
+        {
+            rng.choice("-._").join(rng.choices(words, k=rng.randint(1, 3)))
+            + rng.choice(["", "", "2", "-10"])
+            for _ in range(600)
+        }
+    )
+    letters = "abcdefimnoprstuvx0123456789-."
+    queries = ["r", "x", "2", "re", "rv", "co", "mcp", "ts", "rvw", "cmt", "pln2", "2pln"]
+    queries += ["".join(rng.choices(letters, k=rng.randint(1, 4))) for _ in range(120)]
+    queries += ["use mcp", "diff/code", "Review", " fix  "]
+    payload = json.dumps({"ranking": {"items": items, "queries": queries}})
+    expected = json.loads(node("reference.mjs", stdin=payload))["ranking"]
+    ours = [fuzzy_filter(items, query, lambda text: text) for query in queries]
+    differing = [q for q, a, b in zip(queries, ours, expected, strict=True) if a != b]
+    assert differing == []
+    assert sum(len(order) > 20 for order in expected) > 20  # long lists were compared

@@ -53,7 +53,10 @@ class Connection:
     ``write`` must write all of its bytes (``sock.sendall``, or a pipe write and flush).
     ``answer(method, params)`` returns the result of a request from the server (or raises
     ``MethodNotFound``); ``lost(reason)`` turns the reason the connection ended into the
-    error every waiting and later caller gets.
+    error every waiting and later caller gets. ``observe(message)``, when given, sees
+    every message read, on the reader thread, before it is dispatched: a tap for tracing
+    and timing (scripts/bench stamps each answer's arrival with it), which must return
+    quickly and not make requests.
     """
 
     def __init__(
@@ -63,9 +66,11 @@ class Connection:
         *,
         answer: Callable[[str, JSON], JSON],
         lost: Callable[[str], ServerExitedError],
+        observe: Callable[[dict[str, JSON]], None] | None = None,
         name: str = "pi-snippets-client",
     ) -> None:
         self._reader = reader
+        self._observe = observe
         self._write = write
         self._answer = answer
         self._lost = lost
@@ -176,10 +181,19 @@ class Connection:
             for message in MessageReader(self._reader):
                 if not isinstance(message, dict):
                     raise FramingError(f"message is not a JSON object: {message!r}")
+                if self._observe is not None:
+                    self._tap(message)
                 self._dispatch(message)
         except (OSError, ValueError) as exc:
             reason = f"cannot read from the server: {exc}"
         self._connection_lost(reason)
+
+    def _tap(self, message: dict[str, JSON]) -> None:
+        assert self._observe is not None
+        try:
+            self._observe(message)
+        except Exception:
+            log.exception("the message observer failed")
 
     def _dispatch(self, message: dict[str, JSON]) -> None:
         method = message.get("method")

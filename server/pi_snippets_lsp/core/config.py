@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from pi_snippets_lsp.core.expansion import SnippetTable
 from pi_snippets_lsp.core.grammar import JS_WHITESPACE, NAME_PATTERN, is_valid_name
 from pi_snippets_lsp.core.ranking import FuzzyIndex
 from pi_snippets_lsp.core.snippet import Snippet
@@ -56,17 +57,18 @@ class Config:
     #: Whether any layer mentioned the namespace at all.
     namespace_present: bool = False
 
-    _values: dict[str, str] = field(init=False, repr=False, compare=False)
+    _values: SnippetTable = field(init=False, repr=False, compare=False)
     _name_index: FuzzyIndex | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Derived once; frozen dataclasses set their own fields through object.
-        object.__setattr__(self, "_values", {s.name: s.value for s in self.snippets})
+        object.__setattr__(self, "_values", SnippetTable({s.name: s.value for s in self.snippets}))
         object.__setattr__(self, "_name_index", None)
 
     @property
     def values(self) -> Mapping[str, str]:
-        """Snippet name -> text, for expansion."""
+        """Snippet name -> text, for expansion (a ``SnippetTable``: the pass's pattern for
+        these names is made once per generation)."""
         return self._values
 
     @property

@@ -91,6 +91,26 @@ MARKER_CANDIDATE_RE: Final = re.compile(rf"%(?<![{_NO_MARKER_AFTER}]%)(%?)({NAME
 #: Pi's explicit CJK punctuation list (a subset of ``is_separator``; the fast path).
 COMMON_SEPARATORS: Final = frozenset(JS_WHITESPACE + CJK_PUNCTUATION_LIST)
 
+#: Every separator, listed: the code points ``is_separator`` accepts in the Unicode data
+#: of the ``regex`` package (JavaScript's whitespace, and 55 CJK punctuation marks), for
+#: patterns that must tell a boundary without leaving the regex engine (expansion's).
+#: tests/unit/test_grammar.py holds the list to ``is_separator`` on every code point, so a
+#: Unicode update that adds one fails there, not silently here.
+SEPARATOR_RANGES: Final = (
+    (0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0xB7, 0xB7), (0x1680, 0x1680),
+    (0x2000, 0x200A), (0x2014, 0x2014), (0x2018, 0x2019), (0x201C, 0x201D),
+    (0x2026, 0x2026), (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F),
+    (0x3000, 0x3003), (0x3008, 0x3011), (0x3014, 0x301F), (0x3030, 0x3030),
+    (0x303D, 0x303D), (0x30A0, 0x30A0), (0x30FB, 0x30FB), (0xFE45, 0xFE46),
+    (0xFEFF, 0xFEFF), (0xFF01, 0xFF01), (0xFF08, 0xFF09), (0xFF0C, 0xFF0C),
+    (0xFF0E, 0xFF0E), (0xFF1A, 0xFF1B), (0xFF1F, 0xFF1F), (0xFF3B, 0xFF3B),
+    (0xFF3D, 0xFF3D), (0xFF5B, 0xFF5B), (0xFF5D, 0xFF5D), (0xFF61, 0xFF65),
+    (0x16FE2, 0x16FE2),
+)  # fmt: skip
+SEPARATORS: Final = "".join(
+    chr(code) for first, last in SEPARATOR_RANGES for code in range(first, last + 1)
+)
+
 
 def is_separator(char: str) -> bool:
     """True when ``char`` ends a token: JavaScript whitespace or CJK punctuation."""
