@@ -47,7 +47,7 @@ class Bench:
             self.rows.append(row)
             _log(f"  {row.what}: {row.measured()} [{row.reference}] met: {met_label(row.met)}")
 
-    def run(self, groups: Sequence[str]) -> None:
+    def run(self, groups: Sequence[str], tiers: Sequence[int] = (0, 1, 2)) -> None:
         sizes = self.sizes
         if "expansion" in groups:
             _log("expansion in-process ...")
@@ -60,6 +60,8 @@ class Bench:
         if "completion" in groups:
             extras = {(0, "words"): self._first_tier_extras, (1, "words"): self._second_tier_extras}
             for tier, count in enumerate(sizes.completion_counts):
+                if tier not in tiers:
+                    continue
                 _log(f"completion at {count_label(count)} snippets ...")
                 rows, _ = completion.run_tier(sizes, self.work, tier, extras)
                 self.add(rows)
@@ -112,6 +114,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run only these groups of measures",
     )
     parser.add_argument(
+        "--tiers",
+        type=int,
+        nargs="+",
+        choices=(0, 1, 2),
+        default=[0, 1, 2],
+        help="completion sizes to run (0: 1,000 snippets, 1: 10,000, 2: 100,000)",
+    )
+    parser.add_argument(
         "--output",
         type=Path,
         default=REPO / "bench-results.json",
@@ -123,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     info = machine()
     with tempfile.TemporaryDirectory(prefix="pi-snippets-bench-") as tmp:
         bench = Bench(sizes, Path(tmp))
-        bench.run(args.only)
+        bench.run(args.only, args.tiers)
     rows = _order(bench.rows)
     info["load_average_after"] = load_average()
     results: dict[str, Any] = {

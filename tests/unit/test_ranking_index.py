@@ -361,7 +361,7 @@ def test_the_bound_is_reached_by_a_best_possible_name_not_starting_with_the_quer
     from pi_snippets_lsp.core.ranking import _best_after_start  # noqa: PLC0415
 
     query = "-" * length
-    assert reference_score(" " + query, query) == pytest.approx(_best_after_start(length))
+    assert reference_score(" " + query, query) == pytest.approx(_best_after_start(query))
 
 
 def reference_score(text: str, query: str) -> float:
@@ -382,7 +382,7 @@ def test_no_name_that_does_not_start_with_the_query_beats_the_bound(
 
     for score, index in reference_filter(list(range(len(texts))), query, texts.__getitem__):
         if not texts[index].lower().startswith(query[0].lower()):
-            assert score >= _best_after_start(len(query)) - 1e-9, (texts[index], query)
+            assert score >= _best_after_start(query) - 1e-9, (texts[index], query)
 
 
 @pytest.mark.parametrize("starting", [20, 21, 40])
@@ -460,3 +460,73 @@ def test_the_order_is_pi_tuis_own_in_javascript(node: RunNode) -> None:
     differing = [q for q, a, b in zip(queries, ours, expected, strict=True) if a != b]
     assert differing == []
     assert sum(len(order) > 20 for order in expected) > 20  # long lists were compared
+
+
+# --------------------------------------------------------------------------- prefixes
+#
+# Texts in order (a generation's names are sorted) that start with the whole query score
+# the best any text can, all alike: when at least ``limit`` of them do, they are the list,
+# found by bisection (``_rank_prefix``).
+
+
+def ranked_by_reference(texts: list[str], query: str, limit: int) -> tuple[list[int], bool]:
+    reference = reference_filter(list(range(len(texts))), query, texts.__getitem__)
+    return [i for _, i in reference][:limit], len(reference) > limit
+
+
+@pytest.mark.parametrize(
+    ("texts", "query", "limit"),
+    [
+        pytest.param(sorted(f"ab{i:02d}" for i in range(30)), "ab", 20, id="more-than-the-limit"),
+        pytest.param(sorted(["ab", *(f"ab-{i:02d}" for i in range(25))]), "ab", 20, id="exact"),
+        pytest.param(sorted(f"a-b{i}" for i in range(9)), "a-b", 3, id="boundary-characters"),
+        pytest.param(sorted([*(f"ab{i}" for i in range(5)), "xab"]), "ab", 5, id="exact-count"),
+        pytest.param(sorted([*(f"ab{i}" for i in range(5)), "xyz"]), "ab", 5, id="count-none"),
+        pytest.param(sorted(["ab1x", "ab1y", "ab1z", "b1a"]), "ab1", 2, id="swap-shaped"),
+    ],
+)
+def test_texts_starting_with_the_query_are_the_list(
+    texts: list[str], query: str, limit: int
+) -> None:
+    ranked = FuzzyIndex(texts)._rank_prefix(query, limit)
+    assert ranked is not None
+    assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, query, limit)
+
+
+@pytest.mark.parametrize(
+    ("texts", "query", "limit"),
+    [
+        pytest.param(sorted(f"ab{i}" for i in range(4)), "ab", 5, id="too-few"),
+        pytest.param([f"ab{i}" for i in range(9, 0, -1)], "ab", 3, id="texts-out-of-order"),
+        pytest.param(sorted(f"ab{i}" for i in range(9)), "ab", 0, id="no-limit-to-fill"),
+        # "1ab" swapped is "ab1", which a text is exactly: it goes first, at -119.
+        pytest.param(sorted(["1ab", "1abx", "1aby", "ab1"]), "1ab", 2, id="an-exact-swap-twin"),
+        pytest.param(sorted([*(f"ab{i}" for i in range(5)), "x\nab"]), "ab", 5, id="line-break"),
+    ],
+)
+def test_the_prefix_path_declines_when_it_may_not_answer(
+    texts: list[str], query: str, limit: int
+) -> None:
+    assert FuzzyIndex(texts)._rank_prefix(query, limit) is None
+    ranked = FuzzyIndex(texts).rank(query, limit)
+    assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, query, limit)
+
+
+def test_a_query_ending_in_the_last_character() -> None:
+    last = chr(0x10FFFF)
+    texts = sorted(["a" + last + str(i) for i in range(4)] + ["b"])
+    ranked = FuzzyIndex(texts)._rank_prefix("a" + last, 2)
+    assert ranked is not None
+    assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, "a" + last, 2)
+
+
+@settings(max_examples=examples(300))
+@given(
+    texts=st.lists(st.text(alphabet="ab-_.c1", min_size=1, max_size=6), max_size=40).map(sorted),
+    query=st.text(alphabet="ab-_.c1", min_size=1, max_size=4),
+    limit=st.integers(1, 6),
+)
+def test_the_prefix_path_answers_as_the_reference(texts: list[str], query: str, limit: int) -> None:
+    ranked = FuzzyIndex(texts)._rank_prefix(query, limit)
+    if ranked is not None:
+        assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, query, limit)

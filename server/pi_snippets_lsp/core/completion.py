@@ -55,17 +55,22 @@ class Suggestion:
 
     @property
     def accept_summary(self) -> str:
-        """What accepting does, in a few words (the LSP ``detail``).
+        """What accepting does, in a few words (the LSP ``detail``): ``accept_summary``."""
+        return accept_summary(self.label, self.insert_text)
 
-        The row already shows the preview and the documentation the whole text, so this
-        says only what lands in the prompt: the marker, or the text and how many lines
-        it has (``Inserts %review``, ``Inserts the text (3 lines)``). Lines are counted
-        the LSP way; ``insert_text`` has only ``\n`` line breaks.
-        """
-        if self.insert_text == self.label:
-            return f"Inserts {self.label}"
-        lines = self.insert_text.count("\n") + 1
-        return f"Inserts the text ({lines} line{'' if lines == 1 else 's'})"
+
+def accept_summary(label: str, insert_text: str) -> str:
+    """What accepting an item does, in a few words (the LSP ``detail``).
+
+    The row already shows the preview and the documentation the whole text, so this says
+    only what lands in the prompt: the marker, or the text and how many lines it has
+    (``Inserts %review``, ``Inserts the text (3 lines)``). Lines are counted the LSP way;
+    ``insert_text`` has only ``\n`` line breaks.
+    """
+    if insert_text == label:
+        return f"Inserts {label}"
+    lines = insert_text.count("\n") + 1
+    return f"Inserts the text ({lines} line{'' if lines == 1 else 's'})"
 
 
 @dataclass(frozen=True, slots=True)

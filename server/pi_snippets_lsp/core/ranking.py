@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import heapq
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import islice, repeat
+from operator import le
 from typing import Final, NamedTuple, TypeVar
 
 from pi_snippets_lsp.core.grammar import JS_WHITESPACE
@@ -35,6 +36,7 @@ _WORD_BOUNDARY_BEFORE = frozenset(JS_WHITESPACE + "-_./:")
 _TOKEN_SPLIT = re.compile("[" + re.escape(JS_WHITESPACE) + "/]+")
 _LETTERS_DIGITS = re.compile(r"([a-z]+)([0-9]+)")
 _DIGITS_LETTERS = re.compile(r"([0-9]+)([a-z]+)")
+_LAST_CHAR: Final = chr(0x10FFFF)
 #: Flag bytes 0 and 1 as the digits "0" and "1", for ``int(..., 2)``.
 _BINARY_DIGITS: Final = bytes.maketrans(b"\x00\x01", b"01")
 
@@ -163,24 +165,29 @@ def _token_pattern(query: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
-#: The longest query texts starting with its first character can settle. Even a text that
-#: starts with the whole query scores ``-10 - 2.5 * n * (n + 1) + 0.05 * n * (n - 1)``
-#: with no other word boundary, which beats ``_best_after_start(n)`` only for n <= 2
-#: (by 5n - 10 - 0.1n); longer queries settle only with word boundaries inside the
-#: names (``a-b-c``), which is rare enough that trying costs more than it saves. Any value
-#: gives the same order: the fast path only ever answers when it is sure.
-_MOST_SETTLED: Final = 2
+#: The longest query texts starting with its first character are scored to settle a
+#: list: past two characters, texts that start with the whole query are found directly
+#: (``_rank_prefix``), and the others seldom beat ``_best_after_start``. Any value gives
+#: the same order: the fast path only ever answers when it is sure.
+_MOST_SETTLED: Final = 2  # pragma: no mutate (a cost choice; any value ranks alike)
 
 
-def _best_after_start(length: int) -> float:
+def _best_after_start(query: str) -> float:
     """No text whose first character is not the query's first scores below this.
 
-    Its first match is at index 1 or later, with no run before it and no exact match;
-    the best the query's ``length`` characters can then do is a word boundary each, one
-    run of them all, at indices 1, 2, 3...: ``-10`` each, ``-5 * run``, ``+0.1 * i``.
+    Its first match is at index 1 or later (at best ``-10 + 0.1``: a word boundary), so
+    it has no run before it and no exact match. Each later query character ``k`` (from 2,
+    found at index ``k`` or later) adds at least ``0.1 * k`` and the better of:
+    extending the run (``-5`` per character of the run, at most ``k - 1``; a word
+    boundary ``-10`` only when the query character before it is itself one, the text
+    holding that character there), or a gap after which it sits at a word boundary
+    (``+2`` at least, ``-10``).
     """
-    run_bonus = 5 * length * (length - 1) / 2
-    return -10 * length - run_bonus + 0.1 * length * (length + 1) / 2
+    best = -10 + 0.1
+    for k in range(2, len(query) + 1):
+        run = -5 * (k - 1) - (10 if query[k - 2] in _WORD_BOUNDARY_BEFORE else 0)
+        best += 0.1 * k + min(run, 2 - 10)
+    return best
 
 
 #: How a scan is chosen for a query of three or more characters: following each text that
@@ -210,7 +217,7 @@ class FuzzyIndex:
     ``rank`` gives exactly the order of ``fuzzy_filter`` over the same texts.
     """
 
-    __slots__ = ("_count", "_holding", "_joined", "_lowered", "_starting", "_starts")
+    __slots__ = ("_count", "_holding", "_joined", "_lowered", "_sorted", "_starting", "_starts")
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._count = len(texts)
@@ -229,6 +236,11 @@ class FuzzyIndex:
         #: Character -> the bit set of the texts that hold it (bit k: text k), for the
         #: characters queries asked for (at most ``_MOST_KEPT_SETS``).
         self._holding: dict[str, int] = {}
+        #: The lowercased texts when they are in order (a generation's names are): the
+        #: texts that start with a query are then one run of them (``_rank_prefix``).
+        self._sorted: list[str] | None = None
+        if all(map(le, lowered, islice(lowered, 1, None))):
+            self._sorted = lowered
         if any("\n" in text for text in lowered):
             self._lowered = lowered
             return
@@ -253,7 +265,9 @@ class FuzzyIndex:
                 return Ranked(list(everything), False)
             return Ranked(list(everything[:limit]), self._count > limit)
         if limit is not None and len(tokens) == 1:
-            ranked = self._rank_from_starts(tokens[0], limit)
+            ranked = self._rank_prefix(tokens[0], limit)
+            if ranked is None:
+                ranked = self._rank_from_starts(tokens[0], limit)
             if ranked is not None:
                 return ranked
         totals = self.scores(query)
@@ -280,6 +294,43 @@ class FuzzyIndex:
             }
         return totals
 
+    def _rank_prefix(self, query: str, limit: int) -> Ranked | None:
+        """The best ``limit`` when at least that many texts start with the whole query,
+        else None.
+
+        A text that starts with the query scores the best any text can (but an exact
+        match, which starts with it too): its first character at index 0, and every
+        other in one run from there, as ``_best_after_start`` counts them; a text that
+        does not start with the query breaks that run or starts later, and loses at
+        least 2. So all of them score alike, tie, and keep their order: the first
+        ``limit`` of them are the list, an exact match (the first in order) first. In
+        order, they are one run of texts, found by bisection. (A letters/digits swap
+        match scores 5 worse than its direct twin, unless it is exact.)
+        """
+        texts = self._sorted
+        if texts is None or limit <= 0:
+            return None
+        swapped = _swapped(query)
+        if swapped is not None:
+            # A text equal to the swapped query (``ab12`` for ``12ab``) is an exact match
+            # too, at +5: it goes before them. Any other swap match scores 5 worse.
+            at = bisect_left(texts, swapped)
+            if at < len(texts) and texts[at] == swapped:
+                return None
+        first = bisect_left(texts, query)
+        after = query[:-1] + chr(ord(query[-1]) + 1) if query[-1] < _LAST_CHAR else None
+        end = len(texts) if after is None else bisect_left(texts, after, first)
+        if end - first < limit:
+            return None
+        best = list(range(first, first + limit))
+        if end - first > limit:
+            return Ranked(best, True)
+        # Exactly ``limit`` start with it: are there others that match?
+        joined = self._joined
+        if joined is None or swapped is not None:
+            return None  # pragma: no mutate (then counted the long way: same answer)
+        return Ranked(best, _token_pattern(query).subn("", joined)[1] > limit)
+
     def _rank_from_starts(self, query: str, limit: int) -> Ranked | None:
         """The best ``limit`` when texts that start with the query's first character
         settle it, else None.
@@ -303,7 +354,7 @@ class FuzzyIndex:
             return None
         best = heapq.nsmallest(limit, starting, key=starting.__getitem__)
         # A margin far above float rounding and far below any score difference (0.1).
-        if starting[best[-1]] >= _best_after_start(len(query)) - 1e-6:
+        if starting[best[-1]] >= _best_after_start(query) - 1e-6:
             return None
         if len(starting) > limit:
             return Ranked(best, True)

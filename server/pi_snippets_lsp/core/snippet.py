@@ -17,6 +17,9 @@ PREVIEW_LIMIT: Final = 80
 ELLIPSIS: Final = "…"
 
 _WHITESPACE_RUN: Final = re.compile("[" + re.escape(JS_WHITESPACE) + "]+")
+#: Where ``str.split``'s whitespace and JavaScript's differ: U+001C..U+001F and U+0085
+#: are Python's only, U+FEFF JavaScript's only. A text without them splits alike.
+_SPACES_DIFFER: Final = frozenset("\x1c\x1d\x1e\x1f\x85\ufeff")
 _LINE_BREAKS: Final = re.compile(r"\r\n?")
 
 
@@ -28,7 +31,10 @@ def preview(value: str) -> str:
     code points, so an emoji-heavy value is cut exactly where Pi cuts it. Remembered per
     value: the popup shows the same snippets' previews on every keystroke.
     """
-    collapsed = _WHITESPACE_RUN.sub(" ", value).strip(" ")
+    if _SPACES_DIFFER.isdisjoint(value):  # Python's whitespace is JavaScript's here
+        collapsed = " ".join(value.split())
+    else:
+        collapsed = _WHITESPACE_RUN.sub(" ", value).strip(" ")
     if not _longer_than(collapsed, PREVIEW_LIMIT):
         return collapsed
     return collapsed[: PREVIEW_LIMIT - 1] + ELLIPSIS
