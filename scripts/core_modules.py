@@ -19,7 +19,15 @@ PACKAGE = REPO / "server" / "pi_snippets_lsp"
 #: Entry points and adapters to other processes or libraries: tested end to end, not as
 #: plain functions, so mutating them against the unit tests would measure nothing.
 EXCLUDED_PACKAGES = ("client", "integrations", "mcp")
-EXCLUDED_MODULES = ("__init__", "__main__", "cli")
+EXCLUDED_MODULES = (
+    "__init__",
+    "__main__",
+    "cli",
+    # A process's threads and signals: tested end to end (tests/lsp/test_signals.py and
+    # the daemon tests), where a mutant's effect is a process that hangs or exits.
+    "offload",
+    "signals",
+)
 
 
 def candidates() -> list[str]:
