@@ -62,9 +62,9 @@ except ImportError:  # run from a checkout without an install
     sys.path.insert(0, str(REPO / "server"))
     import pi_snippets_lsp
 
-from pi_snippets_lsp.documents import Document, Position  # noqa: E402
-from pi_snippets_lsp.expansion import expand  # noqa: E402
-from pi_snippets_lsp.framing import FrameDecoder, Problem, encode  # noqa: E402
+from pi_snippets_lsp.core.documents import Document, Position
+from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.wire.framing import FrameDecoder, Problem, encode
 
 SEED = 20240610
 MIB = 1 << 20

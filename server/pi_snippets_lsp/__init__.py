@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .api import (
+from pi_snippets_lsp.api import (
     Config,
     Expansion,
     Snippet,
@@ -26,7 +26,7 @@ from .api import (
 __version__ = "0.2.0"
 
 if TYPE_CHECKING:
-    from .client import (
+    from pi_snippets_lsp.client import (
         ServerExitedError,
         ServerUnavailableError,
         SnippetsClient,

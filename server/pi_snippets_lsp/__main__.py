@@ -1,6 +1,6 @@
 """``python -m pi_snippets_lsp``: the same as the ``pi-snippets-lsp`` command."""
 
-from .cli import main
+from pi_snippets_lsp.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

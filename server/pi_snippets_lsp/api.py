@@ -33,12 +33,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from . import config as _config
-from .completion import Suggestion, Suggestions, suggest
-from .config import Config
-from .expansion import Expansion
-from .expansion import expand as _expand
-from .snippet import Snippet
+from pi_snippets_lsp.core import config as _config
+from pi_snippets_lsp.core.completion import Suggestion, Suggestions, suggest
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.expansion import Expansion
+from pi_snippets_lsp.core.expansion import expand as _expand
+from pi_snippets_lsp.core.snippet import Snippet
 
 __all__ = [
     "OPTIONS_SOURCE",

@@ -17,14 +17,14 @@ from pathlib import Path
 
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 
-from . import __version__
-from .api import load_config
-from .config import Config
-from .expansion import Expansion, expand
-from .schema import settings_json_schema
-from .session import ServerOptions
-from .snippet import preview
-from .transport import Daemon, serve_stdio
+from pi_snippets_lsp import __version__
+from pi_snippets_lsp.api import load_config
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.expansion import Expansion, expand
+from pi_snippets_lsp.core.snippet import preview
+from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.transport import Daemon, serve_stdio
+from pi_snippets_lsp.settings.schema import settings_json_schema
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from .config import Config
-from .grammar import TRIGGER, find_token
-from .snippet import Snippet, normalize_newlines, preview
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.grammar import TRIGGER, find_token
+from pi_snippets_lsp.core.snippet import Snippet, normalize_newlines, preview
 
 MAX_ITEMS: Final = 20
 

@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
 
-from . import jsontree
-from .documents import line_starts
-from .grammar import JS_WHITESPACE, NAME_PATTERN, is_valid_name
-from .jsontree import BOM, JsonParseError, JsonPath
-from .ranking import FuzzyIndex
-from .settings_file import SettingsFileError as SettingsFileError  # re-exported: callers' name
-from .settings_file import is_regular_file, read_settings_bytes, same_file
-from .snippet import Snippet
+from pi_snippets_lsp.core.documents import line_starts
+from pi_snippets_lsp.core.grammar import JS_WHITESPACE, NAME_PATTERN, is_valid_name
+from pi_snippets_lsp.core.ranking import FuzzyIndex
+from pi_snippets_lsp.core.snippet import Snippet
+from pi_snippets_lsp.settings import jsontree
+from pi_snippets_lsp.settings.files import SettingsFileError as SettingsFileError
+from pi_snippets_lsp.settings.files import is_regular_file, read_settings_bytes, same_file
+from pi_snippets_lsp.settings.jsontree import BOM, JsonParseError, JsonPath
 
 SETTINGS_KEY: Final = "piSimpleSnippets"
 MESSAGE_PREFIX: Final = "pi-simple-snippets:"

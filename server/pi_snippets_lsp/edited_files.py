@@ -16,8 +16,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import SettingsFileError, SettingsFiles, parse_settings_text
-from .watch import Stamp, stamp
+from pi_snippets_lsp.settings.files import SettingsFileError
+from pi_snippets_lsp.settings.layers import SettingsFiles, parse_settings_text
+from pi_snippets_lsp.settings.watch import Stamp, stamp
 
 log = logging.getLogger(__name__)
 

@@ -23,11 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
-from . import translate
-from .config import MESSAGE_PREFIX, Config, plain_json
-from .documents import Document, Position
-from .edited_files import create_file, read_text
-from .features.code_actions import (
+from pi_snippets_lsp.core.code_actions import (
     EXPAND_COMMAND,
     EXPAND_KIND,
     QUICKFIX_KIND,
@@ -38,24 +34,33 @@ from .features.code_actions import (
     kind_wanted,
     prompt_actions,
 )
-from .features.definition import snippet_key_span
-from .features.hover import hover_text, layer_of
-from .features.markers import Marker, marker_at
-from .features.save_snippet import (
+from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config, plain_json
+from pi_snippets_lsp.core.documents import Document, Position
+from pi_snippets_lsp.core.hover import hover_text, layer_of
+from pi_snippets_lsp.core.markers import Marker, marker_at
+from pi_snippets_lsp.core.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tokens
+from pi_snippets_lsp.core.snippet import Snippet
+from pi_snippets_lsp.lsp import translate
+from pi_snippets_lsp.lsp.session import path_of_uri
+from pi_snippets_lsp.settings.diagnostics import settings_diagnostics
+from pi_snippets_lsp.settings.locate import snippet_key_span
+from pi_snippets_lsp.settings.overlay import create_file, read_text
+from pi_snippets_lsp.settings.save_snippet import (
     SaveSnippetError,
     derive_name,
     file_names,
     name_problem,
     snippet_insertion,
 )
-from .features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tokens
-from .features.settings_diagnostics import settings_diagnostics
-from .protocol import ExpandDocumentParams, InvalidParams, SaveSnippetParams, parse_params
-from .session import path_of_uri
-from .snippet import Snippet
+from pi_snippets_lsp.wire.messages import (
+    ExpandDocumentParams,
+    InvalidParams,
+    SaveSnippetParams,
+    parse_params,
+)
 
 if TYPE_CHECKING:
-    from .server import SnippetsServer
+    from pi_snippets_lsp.lsp.server import SnippetsServer
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, overload
 
-from .grammar import COMMON_SEPARATORS, MARKER_CANDIDATE_RE, TRIGGER, is_boundary_before
+from pi_snippets_lsp.core.grammar import (
+    COMMON_SEPARATORS,
+    MARKER_CANDIDATE_RE,
+    TRIGGER,
+    is_boundary_before,
+)
 
 #: Output pieces are joined into a chunk once there is one per this many characters of
 #: the text (each kept slice of the text is an object of its own, some 50 bytes): memory

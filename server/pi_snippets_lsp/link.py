@@ -17,8 +17,8 @@ from typing import Any, Final
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from .session import MessageKind, Session
-from .translate import TRIGGER_CHARACTERS
+from pi_snippets_lsp.lsp.session import MessageKind, Session
+from pi_snippets_lsp.lsp.translate import TRIGGER_CHARACTERS
 
 COMPLETION_REGISTRATION_ID: Final = "pi-snippets-completion"
 WATCHER_REGISTRATION_ID: Final = "pi-snippets-settings-watcher"

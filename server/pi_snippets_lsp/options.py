@@ -21,8 +21,8 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
-from .config import plain_json
-from .documents import ENCODINGS, Encoding
+from pi_snippets_lsp.core.config import plain_json
+from pi_snippets_lsp.core.documents import ENCODINGS, Encoding
 
 #: Seconds between looks at the settings files when nothing else watches them.
 DEFAULT_POLL_INTERVAL: Final = 1.0

@@ -22,8 +22,8 @@ from pydantic import (
     field_validator,
 )
 
-from .config import Config
-from .snippet import Snippet
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.snippet import Snippet
 
 EXPAND: Final = "snippets/expand"
 LIST: Final = "snippets/list"

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Final, NamedTuple, TypeVar
 
-from .grammar import JS_WHITESPACE
+from pi_snippets_lsp.core.grammar import JS_WHITESPACE
 
 T = TypeVar("T")
 

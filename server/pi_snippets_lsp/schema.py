@@ -7,8 +7,8 @@ cannot state in Pi's words are the server's settings diagnostics (docs/lsp.md).
 
 from __future__ import annotations
 
-from .config import SETTINGS_KEY
-from .grammar import NAME_PATTERN
+from pi_snippets_lsp.core.config import SETTINGS_KEY
+from pi_snippets_lsp.core.grammar import NAME_PATTERN
 
 
 def settings_json_schema() -> dict[str, object]:

@@ -25,16 +25,24 @@ from pygls.protocol import (
     lsp_method,
 )
 
-from . import __version__, editor_handlers
-from .completion import suggest
-from .config import plain_json
-from .documents import Document, Encoding, Position
-from .expansion import expand
-from .framing import frame
-from .link import CLIENT_REQUEST_TIMEOUT, ClientLink
-from .lspjson import lsp_json
-from .options import ClientFeatures
-from .protocol import (
+from pi_snippets_lsp import __version__
+from pi_snippets_lsp.core.completion import suggest
+from pi_snippets_lsp.core.config import plain_json
+from pi_snippets_lsp.core.documents import Document, Encoding, Position
+from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.lsp import editor_handlers
+from pi_snippets_lsp.lsp.link import CLIENT_REQUEST_TIMEOUT, ClientLink
+from pi_snippets_lsp.lsp.lspjson import lsp_json
+from pi_snippets_lsp.lsp.options import ClientFeatures
+from pi_snippets_lsp.lsp.session import ServerOptions, Session, path_of_uri
+from pi_snippets_lsp.lsp.translate import (
+    TRIGGER_CHARACTERS,
+    JsonText,
+    completion_list,
+    honest_capabilities,
+)
+from pi_snippets_lsp.wire.framing import frame
+from pi_snippets_lsp.wire.messages import (
     EXPAND,
     LIST,
     RELOAD,
@@ -44,8 +52,6 @@ from .protocol import (
     SnippetsListing,
     parse_params,
 )
-from .session import ServerOptions, Session, path_of_uri
-from .translate import TRIGGER_CHARACTERS, JsonText, completion_list, honest_capabilities
 
 log = logging.getLogger(__name__)
 

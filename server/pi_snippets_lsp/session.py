@@ -24,23 +24,29 @@ from pathlib import Path
 from typing import Final, Literal, Protocol
 from urllib.parse import unquote, urlparse
 
-from .config import (
+from pi_snippets_lsp.core.config import (
     EMPTY_CONFIG,
     MESSAGE_PREFIX,
     SETTINGS_KEY,
     Config,
     Layer,
-    LoadRequest,
     client_layer,
-    load_config,
     plain_json,
+)
+from pi_snippets_lsp.lsp.options import (
+    ClientFeatures,
+    InitializationOptions,
+    parse_initialization_options,
+)
+from pi_snippets_lsp.settings.layers import (
+    LoadRequest,
+    load_config,
     project_settings_path,
     user_settings_path,
 )
-from .edited_files import EditedSettingsFiles
-from .options import ClientFeatures, InitializationOptions, parse_initialization_options
-from .protocol import DID_LOAD, LoadNotice
-from .watch import SettingsWatcher, take_stamps
+from pi_snippets_lsp.settings.overlay import EditedSettingsFiles
+from pi_snippets_lsp.settings.watch import SettingsWatcher, take_stamps
+from pi_snippets_lsp.wire.messages import DID_LOAD, LoadNotice
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import functools
 import re
 from typing import Final, NamedTuple
 
-from .grammar import JS_WHITESPACE
+from pi_snippets_lsp.core.grammar import JS_WHITESPACE
 
 PREVIEW_LIMIT: Final = 80
 ELLIPSIS: Final = "…"

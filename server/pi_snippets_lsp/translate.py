@@ -14,15 +14,15 @@ from typing import Final
 
 from lsprotocol import types
 
-from .completion import Suggestion, Suggestions
-from .documents import Document, Encoding, units_length
-from .features.code_actions import EXPAND_COMMAND, EXPAND_KIND, Action
-from .features.edits import TextEdit
-from .features.hover import fence
-from .features.markers import Marker
-from .features.settings_diagnostics import SettingsDiagnostic
-from .options import ClientFeatures
-from .snippet import preview
+from pi_snippets_lsp.core.code_actions import EXPAND_COMMAND, EXPAND_KIND, Action
+from pi_snippets_lsp.core.completion import Suggestion, Suggestions
+from pi_snippets_lsp.core.documents import Document, Encoding, units_length
+from pi_snippets_lsp.core.edits import TextEdit
+from pi_snippets_lsp.core.hover import fence
+from pi_snippets_lsp.core.markers import Marker
+from pi_snippets_lsp.core.snippet import preview
+from pi_snippets_lsp.lsp.options import ClientFeatures
+from pi_snippets_lsp.settings.diagnostics import SettingsDiagnostic
 
 TRIGGER_CHARACTERS: Final = ["%"]
 #: The completion list default the server can send, when the client takes it.

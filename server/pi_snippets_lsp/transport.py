@@ -30,9 +30,9 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import IO, Any, Final, Protocol
 
-from .framing import MAX_BODY, FrameDecoder, Problem, Rejection, parse_message
-from .server import create_server
-from .session import ServerOptions
+from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.setup import create_server
+from pi_snippets_lsp.wire.framing import MAX_BODY, FrameDecoder, Problem, Rejection, parse_message
 
 log = logging.getLogger(__name__)
 

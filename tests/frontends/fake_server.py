@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from pi_snippets_lsp.framing import MessageReader, encode
+from pi_snippets_lsp.wire.framing import MessageReader, encode
 
 stdin = sys.stdin.buffer
 stdout = sys.stdout.buffer

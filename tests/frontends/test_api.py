@@ -9,10 +9,10 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pytest
+from pi_snippets_lsp.settings.layers import OPTIONS_SOURCE
 
 import pi_snippets_lsp
 from pi_snippets_lsp import complete, expand, load_config
-from pi_snippets_lsp.api import OPTIONS_SOURCE
 from pi_snippets_lsp.client import SnippetsClient
 
 from .conftest import EXAMPLES, ClientFactory, write_settings

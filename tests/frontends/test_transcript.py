@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pi_snippets_lsp.framing import MessageReader, frame
+from pi_snippets_lsp.wire.framing import MessageReader, frame
 
 from .conftest import REPO, TIMEOUT
 

@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+from pi_snippets_lsp.settings.layers import load_config as load_request_config
+from pi_snippets_lsp.settings.layers import load_request
 
 from pi_snippets_lsp import load_config
-from pi_snippets_lsp.api import load_request
 from pi_snippets_lsp.client import ServerExitedError, SnippetsClient
-from pi_snippets_lsp.config import load_config as load_request_config
 from pi_snippets_lsp.integrations.backend import (
     Backend,
     ClientBackend,

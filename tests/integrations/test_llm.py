@@ -15,9 +15,9 @@ import llm
 import pytest
 from click.testing import CliRunner, Result
 from llm.cli import cli
+from pi_snippets_lsp.core.snippet import Snippet
 
 from pi_snippets_lsp.integrations.llm import TRUST_ENV, close_matches, trusted_by_env
-from pi_snippets_lsp.snippet import Snippet
 
 from . import llm_echo_model
 from .conftest import SNIPPETS, USE_MCP, write_settings

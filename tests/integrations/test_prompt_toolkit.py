@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from pi_snippets_lsp.core.completion import Suggestions
 from prompt_toolkit.completion import (
     CompleteEvent,
     Completion,
@@ -30,7 +31,6 @@ from prompt_toolkit.output import DummyOutput
 
 from pi_snippets_lsp import complete, expand, load_config
 from pi_snippets_lsp.client import SnippetsClient
-from pi_snippets_lsp.completion import Suggestions
 from pi_snippets_lsp.integrations.backend import Backend, backend_for
 from pi_snippets_lsp.integrations.prompt_toolkit import (
     SnippetCompleter,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pi_snippets_lsp.framing import FramingError, MessageReader, encode
+from pi_snippets_lsp.wire.framing import FramingError, MessageReader, encode
 
 from .conftest import SERVER
 

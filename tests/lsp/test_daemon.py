@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_snippets_lsp.wire.framing import FrameDecoder, encode, parse_message
 
 from pi_snippets_lsp.client import SnippetsClient
-from pi_snippets_lsp.framing import FrameDecoder, encode, parse_message
 
 from .conftest import SERVER
 

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from pi_snippets_lsp.framing import encode, frame
+from pi_snippets_lsp.wire.framing import encode, frame
 
 from .raw import RawServer, write_settings
 

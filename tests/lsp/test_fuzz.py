@@ -23,8 +23,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.framing import encode
+from pi_snippets_lsp.wire.framing import encode
 
 from .raw import STUCK, RawServer, ServerStuck, write_settings
 

@@ -13,9 +13,8 @@ import time
 
 import pytest
 from lsprotocol import types
-
-from pi_snippets_lsp.framing import MessageReader
-from pi_snippets_lsp.framing import encode as frame
+from pi_snippets_lsp.wire.framing import MessageReader
+from pi_snippets_lsp.wire.framing import encode as frame
 
 from .conftest import SERVER
 from .raw import RawServer

@@ -13,13 +13,14 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pytest
+from pi_snippets_lsp.core.completion import suggest
+from pi_snippets_lsp.core.config import Config, Layer
+from pi_snippets_lsp.core.expansion import expand as core_expand
+from pi_snippets_lsp.core.snippet import Snippet
+from pi_snippets_lsp.settings.layers import OPTIONS_SOURCE, LoadRequest, load_request
 
 from pi_snippets_lsp import api
-from pi_snippets_lsp.api import OPTIONS_SOURCE, complete, expand, load_config, load_request
-from pi_snippets_lsp.completion import suggest
-from pi_snippets_lsp.config import Config, Layer, LoadRequest
-from pi_snippets_lsp.expansion import expand as core_expand
-from pi_snippets_lsp.snippet import Snippet
+from pi_snippets_lsp.api import complete, expand, load_config
 
 
 def write(path: Path, namespace: object) -> Path:

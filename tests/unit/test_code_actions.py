@@ -8,8 +8,7 @@ request: the range, the ``only`` filter and the blank selection.
 from __future__ import annotations
 
 import pytest
-
-from pi_snippets_lsp.features.code_actions import (
+from pi_snippets_lsp.core.code_actions import (
     EXPAND_KIND,
     EXPAND_TITLE,
     SAVE_COMMAND,
@@ -19,8 +18,8 @@ from pi_snippets_lsp.features.code_actions import (
     expansion_edits,
     prompt_actions,
 )
-from pi_snippets_lsp.features.edits import TextEdit
-from pi_snippets_lsp.grammar import JS_WHITESPACE
+from pi_snippets_lsp.core.edits import TextEdit
+from pi_snippets_lsp.core.grammar import JS_WHITESPACE
 
 SNIPPETS = {"a": "AAA", "b": "BBB"}
 

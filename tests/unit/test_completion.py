@@ -6,10 +6,15 @@ docs/grammar.md, "The completion token", "Ranking", "The preview"; docs/lsp.md, 
 from __future__ import annotations
 
 import pytest
-
-from pi_snippets_lsp.completion import MAX_ITEMS, insert_text, suggest
-from pi_snippets_lsp.config import Config, Layer, validate_layers
-from pi_snippets_lsp.snippet import ELLIPSIS, PREVIEW_LIMIT, Snippet, normalize_newlines, preview
+from pi_snippets_lsp.core.completion import MAX_ITEMS, insert_text, suggest
+from pi_snippets_lsp.core.config import Config, Layer, validate_layers
+from pi_snippets_lsp.core.snippet import (
+    ELLIPSIS,
+    PREVIEW_LIMIT,
+    Snippet,
+    normalize_newlines,
+    preview,
+)
 
 VALUE = "Use your MCP tools to find the information"
 

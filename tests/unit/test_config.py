@@ -16,30 +16,31 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.config import (
+from pi_snippets_lsp.core.config import (
     MESSAGE_PREFIX,
     SETTINGS_KEY,
     Config,
     Layer,
-    LoadRequest,
     Problem,
-    SettingsFileError,
-    SettingsFiles,
     check_namespace,
     client_layer,
     deep_merge,
-    load_config,
     normalize_shortcut,
-    parse_settings_text,
     plain_json,
     problem_warnings,
-    settings_text_is_empty,
-    user_settings_path,
     validate_layers,
 )
-from pi_snippets_lsp.grammar import NAME_PATTERN
-from pi_snippets_lsp.schema import settings_json_schema
+from pi_snippets_lsp.core.grammar import NAME_PATTERN
+from pi_snippets_lsp.settings.files import SettingsFileError
+from pi_snippets_lsp.settings.layers import (
+    LoadRequest,
+    SettingsFiles,
+    load_config,
+    parse_settings_text,
+    settings_text_is_empty,
+    user_settings_path,
+)
+from pi_snippets_lsp.settings.schema import settings_json_schema
 
 from .conftest import examples
 
@@ -1190,7 +1191,7 @@ def test_a_table_is_all_usable_exactly_when_every_entry_is(
     table: dict[str, object], usable: bool
 ) -> None:
     """The fast check of a whole table agrees with the entry-by-entry rule."""
-    from pi_snippets_lsp.config import _all_usable  # noqa: PLC0415
+    from pi_snippets_lsp.core.config import _all_usable
 
     assert _all_usable(table) is usable
     assert (check_namespace({"snippets": table}).problems == ()) is usable

@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.documents import (
+from pi_snippets_lsp.core.documents import (
     Document,
     Encoding,
     Position,

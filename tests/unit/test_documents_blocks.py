@@ -16,8 +16,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.documents import Document, Encoding, Position
+from pi_snippets_lsp.core.documents import Document, Encoding, Position
 
 from .conftest import examples, sized
 
@@ -195,7 +194,7 @@ def test_line_offsets_take_the_smallest_array_that_holds_them(length: int, size:
     offset up to the block's length."""
     from array import array  # noqa: PLC0415
 
-    from pi_snippets_lsp.documents import _offset_type  # noqa: PLC0415
+    from pi_snippets_lsp.core.documents import _offset_type
 
     offsets = array(_offset_type(length), [0, length])
     assert offsets.itemsize == size

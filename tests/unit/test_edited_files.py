@@ -9,8 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from pi_snippets_lsp.edited_files import (
+from pi_snippets_lsp.settings.overlay import (
     MAX_TEXT_BYTES,
     EditedFiles,
     EditedSettingsFiles,

@@ -13,9 +13,8 @@ import json
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.expansion import Expansion, Replacement, expand
-from pi_snippets_lsp.grammar import NAME_PATTERN, find_token
+from pi_snippets_lsp.core.expansion import Expansion, Replacement, expand
+from pi_snippets_lsp.core.grammar import NAME_PATTERN, find_token
 
 from .conftest import RunNode, examples, random_texts
 

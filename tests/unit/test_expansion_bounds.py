@@ -18,9 +18,8 @@ import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.expansion import Expansion, Replacement, Replacements, expand
-from pi_snippets_lsp.grammar import MARKER_PATTERN, TRIGGER
+from pi_snippets_lsp.core.expansion import Expansion, Replacement, Replacements, expand
+from pi_snippets_lsp.core.grammar import MARKER_PATTERN, TRIGGER
 
 from .conftest import PIECES, examples, random_texts, sized
 from .test_expansion import SNIPPET_TABLES, prompts

@@ -15,8 +15,7 @@ from collections.abc import Mapping
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.expansion import expand
+from pi_snippets_lsp.core.expansion import expand
 
 from .conftest import PIECES, examples
 

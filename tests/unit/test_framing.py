@@ -12,11 +12,9 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.framing import (
-    INVALID_REQUEST,
+from pi_snippets_lsp.wire.errors import INVALID_REQUEST, PARSE_ERROR
+from pi_snippets_lsp.wire.framing import (
     MAX_HEADER,
-    PARSE_ERROR,
     FrameDecoder,
     FramingError,
     MessageReader,

@@ -12,8 +12,7 @@ import re
 
 import pytest
 import regex
-
-from pi_snippets_lsp.grammar import (
+from pi_snippets_lsp.core.grammar import (
     CJK_PUNCTUATION_LIST,
     MARKER_CANDIDATE_RE,
     MARKER_PATTERN,

@@ -7,10 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from pi_snippets_lsp.features.hover import code_span, fence, hover_text, layer_of
-from pi_snippets_lsp.features.markers import Marker
-from pi_snippets_lsp.snippet import Snippet
+from pi_snippets_lsp.core.hover import code_span, fence, hover_text, layer_of
+from pi_snippets_lsp.core.markers import Marker
+from pi_snippets_lsp.core.snippet import Snippet
 
 USER = Path("/home/me/.pi/agent/settings.json")
 

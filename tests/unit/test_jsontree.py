@@ -15,9 +15,8 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.documents import units_length
-from pi_snippets_lsp.jsontree import JsonNode, JsonParseError, decode_number, parse
+from pi_snippets_lsp.core.documents import units_length
+from pi_snippets_lsp.settings.jsontree import JsonNode, JsonParseError, decode_number, parse
 
 from . import jsongen
 from .conftest import RunNode, examples

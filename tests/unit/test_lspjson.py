@@ -14,10 +14,9 @@ import attrs
 import pytest
 from lsprotocol import types
 from lsprotocol.converters import get_converter
+from pi_snippets_lsp.lsp.lspjson import lsp_json
+from pi_snippets_lsp.lsp.setup import create_server
 from pytest_lsp import client_capabilities
-
-from pi_snippets_lsp.lspjson import lsp_json
-from pi_snippets_lsp.server import create_server
 
 CONVERTER = get_converter()
 

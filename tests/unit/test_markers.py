@@ -11,10 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.documents import Document, Encoding
-from pi_snippets_lsp.expansion import expand
-from pi_snippets_lsp.features.code_actions import (
+from pi_snippets_lsp.core.code_actions import (
     EXPAND_KIND,
     SAVE_COMMAND,
     SAVE_KIND,
@@ -22,12 +19,14 @@ from pi_snippets_lsp.features.code_actions import (
     kind_wanted,
     prompt_actions,
 )
-from pi_snippets_lsp.features.definition import snippet_key_span
-from pi_snippets_lsp.features.edits import TextEdit, apply_edits
-from pi_snippets_lsp.features.hover import code_span, fence, hover_text, layer_of
-from pi_snippets_lsp.features.markers import Marker, marker_at, markers
-from pi_snippets_lsp.features.semantic_tokens import ESCAPE_TYPE, MARKER_TYPE, semantic_tokens
-from pi_snippets_lsp.snippet import Snippet
+from pi_snippets_lsp.core.documents import Document, Encoding
+from pi_snippets_lsp.core.edits import TextEdit, apply_edits
+from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.core.hover import code_span, fence, hover_text, layer_of
+from pi_snippets_lsp.core.markers import Marker, marker_at, markers
+from pi_snippets_lsp.core.semantic_tokens import ESCAPE_TYPE, MARKER_TYPE, semantic_tokens
+from pi_snippets_lsp.core.snippet import Snippet
+from pi_snippets_lsp.settings.locate import snippet_key_span
 
 from .conftest import examples
 from .test_expansion import prompts_and_snippets

@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import pytest
 from lsprotocol import types
-from pygls.capabilities import ServerCapabilitiesBuilder
-from pygls.protocol import default_converter
-from pytest_lsp import client_capabilities
-
-from pi_snippets_lsp.options import (
+from pi_snippets_lsp.lsp.options import (
     DEFAULT_POLL_INTERVAL,
     ClientFeatures,
     InitializationOptions,
     choose_encoding,
     parse_initialization_options,
 )
+from pygls.capabilities import ServerCapabilitiesBuilder
+from pygls.protocol import default_converter
+from pytest_lsp import client_capabilities
 
 # --------------------------------------------------------------------------- options
 

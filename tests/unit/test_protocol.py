@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pydantic
 import pytest
-
-from pi_snippets_lsp.config import Layer, validate_layers
-from pi_snippets_lsp.protocol import (
+from pi_snippets_lsp.core.config import Layer, validate_layers
+from pi_snippets_lsp.core.snippet import Snippet
+from pi_snippets_lsp.wire.messages import (
     ExpandDocumentParams,
     ExpandParams,
     InvalidParams,
@@ -21,7 +21,6 @@ from pi_snippets_lsp.protocol import (
     describe_errors,
     parse_params,
 )
-from pi_snippets_lsp.snippet import Snippet
 
 
 def generation() -> SnippetsListing:

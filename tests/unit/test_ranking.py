@@ -11,8 +11,7 @@ boundary (index 0 or after whitespace or one of ``-_./:``), ``+0.1 * i``; then
 from __future__ import annotations
 
 import pytest
-
-from pi_snippets_lsp.ranking import FuzzyMatch, fuzzy_filter, fuzzy_match
+from pi_snippets_lsp.core.ranking import FuzzyMatch, fuzzy_filter, fuzzy_match
 
 
 def names(items: list[str], query: str) -> list[str]:

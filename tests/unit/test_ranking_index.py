@@ -18,12 +18,12 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.grammar import JS_WHITESPACE
+from pi_snippets_lsp.core.ranking import FuzzyIndex, fuzzy_filter
+from pi_snippets_lsp.core.snippet import Snippet
 
-from pi_snippets_lsp import ranking
-from pi_snippets_lsp.config import Config
-from pi_snippets_lsp.grammar import JS_WHITESPACE
-from pi_snippets_lsp.ranking import FuzzyIndex, fuzzy_filter
-from pi_snippets_lsp.snippet import Snippet
+from pi_snippets_lsp.core import ranking
 
 from .conftest import examples, sized
 
@@ -357,7 +357,7 @@ def test_the_bound_is_reached_by_a_best_possible_name_not_starting_with_the_quer
     """The best a name not starting with the query's first character can do: a word
     boundary before each query character, all of them in one run from index 1. A query
     of boundary characters after a space (``---`` in `` ---``) reaches it exactly."""
-    from pi_snippets_lsp.ranking import _best_after_start  # noqa: PLC0415
+    from pi_snippets_lsp.core.ranking import _best_after_start
 
     query = "-" * length
     assert reference_score(" " + query, query) == pytest.approx(_best_after_start(length))
@@ -377,7 +377,7 @@ def reference_score(text: str, query: str) -> float:
 def test_no_name_that_does_not_start_with_the_query_beats_the_bound(
     texts: list[str], query: str
 ) -> None:
-    from pi_snippets_lsp.ranking import _best_after_start  # noqa: PLC0415
+    from pi_snippets_lsp.core.ranking import _best_after_start
 
     for score, index in reference_filter(list(range(len(texts))), query, texts.__getitem__):
         if not texts[index].lower().startswith(query[0].lower()):

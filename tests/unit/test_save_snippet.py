@@ -9,10 +9,11 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.config import SETTINGS_KEY, parse_settings_text
-from pi_snippets_lsp.features.edits import TextEdit, apply_edits
-from pi_snippets_lsp.features.save_snippet import (
+from pi_snippets_lsp.core.config import SETTINGS_KEY
+from pi_snippets_lsp.core.edits import TextEdit, apply_edits
+from pi_snippets_lsp.core.grammar import is_valid_name
+from pi_snippets_lsp.settings.layers import parse_settings_text
+from pi_snippets_lsp.settings.save_snippet import (
     FALLBACK_NAME,
     SaveSnippetError,
     derive_name,
@@ -20,7 +21,6 @@ from pi_snippets_lsp.features.save_snippet import (
     name_problem,
     snippet_insertion,
 )
-from pi_snippets_lsp.grammar import is_valid_name
 
 from .conftest import examples
 

@@ -11,10 +11,9 @@ import re
 from collections.abc import Mapping
 
 import pytest
-
-from pi_snippets_lsp.config import SETTINGS_KEY, check_namespace
-from pi_snippets_lsp.grammar import NAME_PATTERN
-from pi_snippets_lsp.schema import settings_json_schema
+from pi_snippets_lsp.core.config import SETTINGS_KEY, check_namespace
+from pi_snippets_lsp.core.grammar import NAME_PATTERN
+from pi_snippets_lsp.settings.schema import settings_json_schema
 
 #: The keywords the schema may use, each understood by every editor's JSON support
 #: (and by ``schema_errors`` below; any other keyword is a mistake).

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
-from pi_snippets_lsp.config import Config
-from pi_snippets_lsp.options import ClientFeatures
-from pi_snippets_lsp.session import (
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.lsp.options import ClientFeatures
+from pi_snippets_lsp.lsp.session import (
     PROJECT_GLOB,
     ServerOptions,
     Session,

@@ -15,16 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-
-from pi_snippets_lsp.config import (
-    MODIFIERS,
-    SETTINGS_KEY,
-    Layer,
-    SettingsFileError,
-    parse_settings_text,
-)
-from pi_snippets_lsp.config import validate_layers as merge_and_validate
-from pi_snippets_lsp.features.settings_diagnostics import (
+from pi_snippets_lsp.core.config import MODIFIERS, SETTINGS_KEY, Layer
+from pi_snippets_lsp.core.config import validate_layers as merge_and_validate
+from pi_snippets_lsp.core.grammar import is_valid_name
+from pi_snippets_lsp.settings.diagnostics import (
     LEGACY_CONTROL_KEYS,
     PI_EDITOR_KEYS,
     SOURCE,
@@ -36,8 +30,9 @@ from pi_snippets_lsp.features.settings_diagnostics import (
     settings_diagnostics,
     shortcut_hints,
 )
-from pi_snippets_lsp.grammar import is_valid_name
-from pi_snippets_lsp.jsontree import parse
+from pi_snippets_lsp.settings.files import SettingsFileError
+from pi_snippets_lsp.settings.jsontree import parse
+from pi_snippets_lsp.settings.layers import parse_settings_text
 
 from .conftest import examples
 

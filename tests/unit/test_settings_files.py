@@ -17,10 +17,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pi_snippets_lsp.core.config import SETTINGS_KEY, Config
+from pi_snippets_lsp.settings.files import MAX_SETTINGS_BYTES
+from pi_snippets_lsp.settings.layers import LoadRequest, SettingsFiles, load_config
 
-from pi_snippets_lsp import settings_file
-from pi_snippets_lsp.config import SETTINGS_KEY, Config, LoadRequest, SettingsFiles, load_config
-from pi_snippets_lsp.settings_file import MAX_SETTINGS_BYTES
+from pi_snippets_lsp.settings import files as settings_file
 
 #: Seconds a read may take before the test calls it blocked (it takes milliseconds).
 BLOCKED = 10.0

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-
-from pi_snippets_lsp.snippet import Snippet, preview
+from pi_snippets_lsp.core.snippet import Snippet, preview
 
 
 @pytest.fixture(autouse=True)

@@ -14,13 +14,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
+from pi_snippets_lsp.core.completion import Suggestion, suggest
+from pi_snippets_lsp.core.config import Layer, validate_layers
+from pi_snippets_lsp.core.snippet import normalize_newlines, preview
+from pi_snippets_lsp.lsp.options import ClientFeatures
+from pi_snippets_lsp.lsp.translate import completion_list, literal_markdown
 from pygls.protocol import default_converter
-
-from pi_snippets_lsp.completion import Suggestion, suggest
-from pi_snippets_lsp.config import Layer, validate_layers
-from pi_snippets_lsp.options import ClientFeatures
-from pi_snippets_lsp.snippet import normalize_newlines, preview
-from pi_snippets_lsp.translate import completion_list, literal_markdown
 
 from .conftest import examples
 

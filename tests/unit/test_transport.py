@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from pi_snippets_lsp.framing import FrameDecoder, encode
-from pi_snippets_lsp.session import ServerOptions
-from pi_snippets_lsp.transport import Connection
+from pi_snippets_lsp.lsp.session import ServerOptions
+from pi_snippets_lsp.lsp.transport import Connection
+from pi_snippets_lsp.wire.framing import FrameDecoder, encode
 
 
 class Captured:

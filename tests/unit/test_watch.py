@@ -9,9 +9,9 @@ import os
 from pathlib import Path
 
 import pytest
+from pi_snippets_lsp.settings.watch import SettingsWatcher, stamp, take_stamps
 
-from pi_snippets_lsp import watch
-from pi_snippets_lsp.watch import SettingsWatcher, stamp, take_stamps
+from pi_snippets_lsp.settings import watch
 
 
 def test_a_stamp_changes_with_the_content_and_is_none_without_a_file(tmp_path: Path) -> None:

@@ -15,8 +15,7 @@ package.
 
 from __future__ import annotations
 
-from ..protocol import ExpandResult, SnippetsListing
-from .errors import (
+from pi_snippets_lsp.client.errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -30,7 +29,8 @@ from .errors import (
     SnippetsError,
     SnippetsTimeoutError,
 )
-from .snippets_client import DEFAULT_TIMEOUT, ShowMessage, SnippetsClient
+from pi_snippets_lsp.client.snippets_client import DEFAULT_TIMEOUT, ShowMessage, SnippetsClient
+from pi_snippets_lsp.wire.messages import ExpandResult, SnippetsListing
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -12,11 +12,11 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from ..completion import Suggestion, Suggestions
-from ..documents import Document, Position
-from ..grammar import find_token
-from ..protocol import DID_LOAD, LoadNotice, SnippetsListing
-from .errors import SnippetsClientError
+from pi_snippets_lsp.client.errors import SnippetsClientError
+from pi_snippets_lsp.core.completion import Suggestion, Suggestions
+from pi_snippets_lsp.core.documents import Document, Position
+from pi_snippets_lsp.core.grammar import find_token
+from pi_snippets_lsp.wire.messages import DID_LOAD, LoadNotice, SnippetsListing
 
 JSON = Any
 

@@ -23,18 +23,26 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final, NamedTuple
 
-from .. import __version__
-from ..completion import Suggestions
-from ..documents import Document
-from ..protocol import DID_LOAD, EXPAND, LIST, RELOAD, ExpandResult, LoadNotice, SnippetsListing
-from .answers import ENCODING, parse_listing, parse_notice, parse_suggestions
-from .errors import (
+from pi_snippets_lsp import __version__
+from pi_snippets_lsp.client.answers import ENCODING, parse_listing, parse_notice, parse_suggestions
+from pi_snippets_lsp.client.errors import (
     ServerExitedError,
     ServerUnavailableError,
     SnippetsClientError,
     SnippetsTimeoutError,
 )
-from .transport import JSON, Connection, MethodNotFound
+from pi_snippets_lsp.client.transport import JSON, Connection, MethodNotFound
+from pi_snippets_lsp.core.completion import Suggestions
+from pi_snippets_lsp.core.documents import Document
+from pi_snippets_lsp.wire.messages import (
+    DID_LOAD,
+    EXPAND,
+    LIST,
+    RELOAD,
+    ExpandResult,
+    LoadNotice,
+    SnippetsListing,
+)
 
 #: Seconds a request, the handshake or ``close`` waits by default.
 DEFAULT_TIMEOUT: Final = 10.0

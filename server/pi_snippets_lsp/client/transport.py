@@ -18,8 +18,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
-from ..framing import FramingError, MessageReader, encode
-from .errors import (
+from pi_snippets_lsp.client.errors import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
     ServerExitedError,
@@ -27,6 +26,7 @@ from .errors import (
     SnippetsError,
     SnippetsTimeoutError,
 )
+from pi_snippets_lsp.wire.framing import FramingError, MessageReader, encode
 
 log = logging.getLogger(__name__)
 

@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from ..grammar import JS_WHITESPACE
-from .edits import TextEdit
-from .markers import markers
+from pi_snippets_lsp.core.edits import TextEdit
+from pi_snippets_lsp.core.grammar import JS_WHITESPACE
+from pi_snippets_lsp.core.markers import markers
 
 EXPAND_TITLE: Final = "Expand snippet markers"
 EXPAND_KIND: Final = "refactor.rewrite"

@@ -7,8 +7,8 @@ counts. The span covers the key token as written, quotes and escapes included.
 
 from __future__ import annotations
 
-from ..config import SETTINGS_KEY
-from ..jsontree import JsonParseError, parse
+from pi_snippets_lsp.core.config import SETTINGS_KEY
+from pi_snippets_lsp.settings.jsontree import JsonParseError, parse
 
 
 def snippet_key_span(text: str, name: str) -> tuple[int, int] | None:

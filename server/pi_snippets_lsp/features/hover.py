@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 from typing import Final, Literal
 
-from ..snippet import Snippet, normalize_newlines
-from .markers import Marker
+from pi_snippets_lsp.core.markers import Marker
+from pi_snippets_lsp.core.snippet import Snippet, normalize_newlines
 
 Layer = Literal["user", "project", "client"]
 

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from ..expansion import expand
-from ..grammar import TRIGGER
+from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.core.grammar import TRIGGER
 
 _ESCAPE: Final = TRIGGER + TRIGGER
 _LINE_BREAKS: Final = "\r\n"

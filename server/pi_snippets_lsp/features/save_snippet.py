@@ -28,12 +28,13 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Final
 
-from ..config import SETTINGS_KEY, line_and_column, settings_text_is_empty
-from ..grammar import is_valid_name
-from ..jsontree import JsonNode, JsonParseError, parse
-from ..snippet import normalize_newlines
-from .edits import TextEdit, apply_edits
-from .settings_diagnostics import name_slug
+from pi_snippets_lsp.core.config import SETTINGS_KEY
+from pi_snippets_lsp.core.edits import TextEdit, apply_edits
+from pi_snippets_lsp.core.grammar import is_valid_name
+from pi_snippets_lsp.core.snippet import normalize_newlines
+from pi_snippets_lsp.settings.diagnostics import name_slug
+from pi_snippets_lsp.settings.jsontree import JsonNode, JsonParseError, parse
+from pi_snippets_lsp.settings.layers import line_and_column, settings_text_is_empty
 
 #: Words of the text a derived name takes, and its longest length.
 NAME_WORDS: Final = 3

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ..documents import Document, Encoding
-from .markers import markers
+from pi_snippets_lsp.core.documents import Document, Encoding
+from pi_snippets_lsp.core.markers import markers
 
 #: The legend's token types; a token's type is its index here.
 TOKEN_TYPES: Final = ("macro", "string")

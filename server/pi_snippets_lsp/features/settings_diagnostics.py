@@ -34,16 +34,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ..config import (
-    SETTINGS_KEY,
-    Problem,
-    check_namespace,
-    not_an_object,
-    settings_text_is_empty,
-)
-from ..grammar import is_valid_name
-from ..jsontree import JsonMember, JsonNode, JsonParseError, JsonPath, parse
-from .edits import TextEdit
+from pi_snippets_lsp.core.config import SETTINGS_KEY, Problem, check_namespace, not_an_object
+from pi_snippets_lsp.core.edits import TextEdit
+from pi_snippets_lsp.core.grammar import is_valid_name
+from pi_snippets_lsp.settings.jsontree import JsonMember, JsonNode, JsonParseError, JsonPath, parse
+from pi_snippets_lsp.settings.layers import settings_text_is_empty
 
 #: The ``source`` of every diagnostic: the extension whose rules they are.
 SOURCE: Final = "pi-simple-snippets"

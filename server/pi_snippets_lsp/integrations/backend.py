@@ -24,12 +24,13 @@ import threading
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
-from .. import config as _config
-from ..api import complete, expand, load_request
-from ..client import SnippetsClient, SnippetsClientError
-from ..completion import Suggestions
-from ..config import Config, SettingsFiles
-from ..watch import Stamps, take_stamps
+from pi_snippets_lsp.api import complete, expand
+from pi_snippets_lsp.client import SnippetsClient, SnippetsClientError
+from pi_snippets_lsp.core import config as _config
+from pi_snippets_lsp.core.completion import Suggestions
+from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.settings.layers import SettingsFiles, load_request
+from pi_snippets_lsp.settings.watch import Stamps, take_stamps
 
 log = logging.getLogger(__name__)
 

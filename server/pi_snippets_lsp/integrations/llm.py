@@ -37,12 +37,13 @@ from typing import Any, Final
 import click
 import llm
 
-from .. import config as _config
-from ..api import expand, load_request
-from ..config import MESSAGE_PREFIX, Config, LoadRequest
-from ..grammar import TRIGGER
-from ..ranking import fuzzy_filter
-from ..snippet import Snippet
+from pi_snippets_lsp.api import expand
+from pi_snippets_lsp.core import config as _config
+from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config
+from pi_snippets_lsp.core.grammar import TRIGGER
+from pi_snippets_lsp.core.ranking import fuzzy_filter
+from pi_snippets_lsp.core.snippet import Snippet
+from pi_snippets_lsp.settings.layers import LoadRequest, load_request
 
 __all__ = [
     "PREFIX",

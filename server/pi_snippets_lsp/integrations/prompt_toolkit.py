@@ -40,9 +40,9 @@ from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.shortcuts import PromptSession
 from prompt_toolkit.validation import ValidationError
 
-from ..client import SnippetsClient, SnippetsClientError
-from ..completion import Suggestions
-from .backend import Backend, backend_for
+from pi_snippets_lsp.client import SnippetsClient, SnippetsClientError
+from pi_snippets_lsp.core.completion import Suggestions
+from pi_snippets_lsp.integrations.backend import Backend, backend_for
 
 __all__ = ["SnippetCompleter", "SnippetPromptSession", "completions", "expand_on_submit"]
 
