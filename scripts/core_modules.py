@@ -30,15 +30,35 @@ EXCLUDED_MODULES = (
 )
 
 
+def module_of(path: Path) -> str | None:
+    """The dotted name of a module file of the package, at any depth (``.../grammar.py`` ->
+    ``grammar``, ``.../core/grammar.py`` -> ``core.grammar``); None for any other file."""
+    try:
+        relative = path.resolve().relative_to(PACKAGE.resolve())
+    except ValueError:
+        return None
+    if relative.suffix != ".py":
+        return None
+    return ".".join(relative.with_suffix("").parts)
+
+
+def path_of(module: str) -> Path:
+    """The file of a dotted module name: ``core.grammar`` -> ``.../core/grammar.py``."""
+    return PACKAGE.joinpath(*module.split(".")).with_suffix(".py")
+
+
 def candidates() -> list[str]:
     names = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        module = module_of(path)
+        if module is None:
+            continue
+        parts = module.split(".")
         if parts[0] in EXCLUDED_PACKAGES or parts[-1] in EXCLUDED_MODULES:
             continue
         if not defines_code(path):
             continue
-        names.append(".".join(parts))
+        names.append(module)
     return names
 
 
@@ -61,6 +81,11 @@ def imports_pygls(module: str) -> bool:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout
     return any(m.split(".")[0] in ("pygls", "lsprotocol") for m in json.loads(out))
+
+
+def core_modules(among: list[str] | None = None) -> list[str]:
+    """The core modules: the candidates (or those of ``among``) that import no pygls."""
+    return [m for m in (candidates() if among is None else among) if not imports_pygls(m)]
 
 
 #: The unit tests that state each module's rules, when they are not (only)
@@ -104,9 +129,8 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--tests"]:
         print(" ".join(tests_of(argv[1])))
         return 0
-    for module in candidates():
-        if not imports_pygls(module):
-            print(module)
+    for module in core_modules():
+        print(module)
     return 0
 
 

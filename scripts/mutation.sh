@@ -6,6 +6,9 @@
 # stays in minutes. Prints the score per module and every surviving mutant with its diff,
 # and exits non-zero when the overall score or any module's is below the minimum. A
 # survivor is a behavior nobody checks: read CONTRIBUTING.md, "Mutation testing".
+# Each module that passes at the project's gate (95%) is written to
+# scripts/mutation-record.json with a digest of its source and tests, so scripts/test.sh
+# runs only the modules changed since (scripts/mutation_record.py): commit the record.
 #
 #   bash scripts/mutation.sh [module ...]     (default: every core module; e.g. grammar)
 #
@@ -50,6 +53,9 @@ cp "$repo/tests/__init__.py" "$repo/tests/conftest.py" "$template/tests/"
 # Some unit tests read the documents they check (README's tables, docs/, examples/).
 cp -r "$repo/README.md" "$repo/docs" "$repo/examples" "$template/"
 find "$template" -name __pycache__ -prune -exec rm -rf {} +
+# What each module's verdict is about, digested as it was copied: a passing module is
+# recorded with these digests (scripts/mutation_record.py), not with a file edited meanwhile.
+"$python" "$repo/scripts/mutation_record.py" digests "${modules[@]}" >"$root/digests.json"
 
 started=$SECONDS
 for module in "${modules[@]}"; do
@@ -90,4 +96,4 @@ EOF
     fi
 done
 log "all modules run in $((SECONDS - started)) s"
-"$python" "$repo/scripts/mutation_report.py" "$root/runs" "$minimum" "${modules[@]}"
+"$python" "$repo/scripts/mutation_report.py" --record "$root/digests.json" "$root/runs" "$minimum" "${modules[@]}"

@@ -9,8 +9,10 @@ puts the set matching the interpreter first on ``sys.path``; the extension runs 
 - it imports with no site-packages at all, under each supported CPython found on the machine
   (``python -I -S``, only the bundle on the path), and nothing comes from outside it and the
   standard library;
-- the launcher serves LSP, and a broken ``pygls`` in the interpreter's environment or on
-  ``PYTHONPATH`` changes nothing;
+- the launcher serves an LSP session (initialize, completion, ``snippets/expand``) under each
+  supported CPython found (scripts/pythons.py looks for them: pyenv, PATH; a missing one is a
+  skip that names where it looked), and a broken ``pygls`` in the interpreter's environment
+  or on ``PYTHONPATH`` changes nothing;
 - an interpreter it has no compiled parts for gets a clear message;
 - the extension's rules for choosing the server command (``editors/vscode/src/launch.ts``),
   with Node's test runner.
@@ -22,7 +24,7 @@ skipped, unless ``$CI`` is set, where they fail.
 from __future__ import annotations
 
 import asyncio
-import glob
+import importlib.util
 import json
 import os
 import shutil
@@ -30,6 +32,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -50,32 +53,31 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-def _python_version(python: str) -> str | None:
-    try:
-        out = subprocess.run(
-            [python, "-I", "-S", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
+def _load_pythons() -> ModuleType:
+    """scripts/pythons.py: the claimed CPython versions and where each is on this machine."""
+    spec = importlib.util.spec_from_file_location("pythons", REPO / "scripts" / "pythons.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+pythons = _load_pythons()
 
 
 def find_cpython(version: str) -> str | None:
-    """A CPython ``version`` (``"3.12"``) on this machine: PATH, pyenv, /usr."""
-    if _python_version(sys.executable) == version:
+    """A CPython ``version`` (``"3.12"``) on this machine: the running one if it is that
+    version, else scripts/pythons.py's lookup (pyenv, PATH, /usr)."""
+    if "{}.{}".format(*sys.version_info[:2]) == version and sys.implementation.name == "cpython":
         return sys.executable
-    names = [shutil.which(f"python{version}") or ""]
-    home = Path.home()
-    names += sorted(glob.glob(str(home / f".pyenv/versions/{version}.*/bin/python{version}")))
-    names += [f"/usr/bin/python{version}", f"/usr/local/bin/python{version}"]
-    for name in names:
-        if name and Path(name).is_file() and _python_version(name) == version:
-            return name
-    return None
+    found: str | None = pythons.find(version)
+    return found
+
+
+def no_cpython(version: str) -> str:
+    """The skip reason when CPython ``version`` is missing: where it was looked for."""
+    looked = ", ".join(["pyenv prefix " + version, *pythons.candidates(version)])
+    return f"no CPython {version} on this machine (looked in: {looked})"
 
 
 @pytest.fixture(scope="session")
@@ -128,7 +130,7 @@ print(json.dumps({
 def test_bundle_imports_with_no_site_packages(bundle: Path, version: str) -> None:
     python = find_cpython(version)
     if python is None:
-        pytest.skip(f"no CPython {version} on this machine")
+        pytest.skip(no_cpython(version))
     libs = bundle / "libs"
     tag = "cp" + version.replace(".", "")
     out = subprocess.run(
@@ -252,16 +254,26 @@ def test_an_interpreter_without_compiled_parts_gets_a_clear_message(
     assert "piSimpleSnippets.serverPath" in out.stderr
 
 
-@pytest_asyncio.fixture
-async def bundled_client(bundle: Path, tmp_path: Path) -> AsyncIterator[LanguageClient]:
+@pytest_asyncio.fixture(params=SUPPORTED)
+async def bundled_client(
+    request: pytest.FixtureRequest, bundle: Path, tmp_path: Path
+) -> AsyncIterator[LanguageClient]:
+    """What the extension starts, under each claimed CPython: ``python3.X -I -S launch.py
+    --stdio``, with a broken ``pygls`` on ``PYTHONPATH`` that must not be imported."""
+    python = find_cpython(request.param)
+    if python is None:
+        pytest.skip(no_cpython(request.param))
     home = tmp_path / "agent"
     home.mkdir()
     shutil.copy2(SETTINGS, home / "settings.json")
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(home), "PYTHONPATH": str(tmp_path)}
     (tmp_path / "pygls").mkdir()
     (tmp_path / "pygls" / "__init__.py").write_text("raise ImportError('the wrong pygls')\n")
-    command = [sys.executable, "-I", "-S", str(bundle / "tool" / "launch.py"), "--stdio"]
+    command = [python, "-I", "-S", str(bundle / "tool" / "launch.py"), "--stdio"]
     client = await ClientServerConfig(server_command=command, server_env=env).start()
+    exe = Path(f"/proc/{client._server.pid}/exe") if client._server else None
+    if exe is not None and exe.exists():  # Linux: the process runs that very interpreter
+        assert exe.resolve() == Path(python).resolve()
     loaded = asyncio.Event()
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
@@ -291,10 +303,11 @@ async def bundled_client(bundle: Path, tmp_path: Path) -> AsyncIterator[Language
     await client.stop()
 
 
-async def test_bundled_server_completes_over_stdio(
+async def test_bundled_server_completes_and_expands_over_stdio(
     bundled_client: LanguageClient, tmp_path: Path
 ) -> None:
-    """What the extension starts: ``python -I -S launch.py --stdio``, a real LSP session."""
+    """A real LSP session with the bundled server under each claimed CPython (the
+    initialize is the fixture's): a completion, and ``snippets/expand``."""
     uri = (tmp_path / "notes.md").as_uri()
     bundled_client.text_document_did_open(
         types.DidOpenTextDocumentParams(
@@ -311,6 +324,11 @@ async def test_bundled_server_completes_over_stdio(
     )
     items = result.items if isinstance(result, types.CompletionList) else result or []
     assert "%use-mcp" in [item.label for item in items]
+    expanded = await bundled_client.protocol.send_request_async(
+        "snippets/expand", {"text": "Please %use-mcp."}
+    )
+    assert expanded.text == "Please Use your MCP tools to find the information."
+    assert expanded.changed is True
 
 
 @pytest.fixture(scope="module")

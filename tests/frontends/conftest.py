@@ -113,6 +113,10 @@ def connect(
         else:
             args = ["--settings", str(settings)] if settings is not None else []
             proc, port = tcp_servers(*args)
+            # The daemon was started just now: on a loaded machine (or beside the other
+            # pytest workers) it may take longer than the client's default two seconds to
+            # listen. Waiting for our own server is no test of the retry itself.
+            kwargs.setdefault("retry", TIMEOUT)
             client = SnippetsClient.connect("127.0.0.1", port, **kwargs)
         client.server_process = proc  # type: ignore[attr-defined]
         clients.append(client)

@@ -1,8 +1,9 @@
 """pytest-lsp sessions against the real server started over stdio.
 
-Each test gets its own settings folder (``PI_CODING_AGENT_DIR``) and workspace, a
+Each session has its own settings folder (``PI_CODING_AGENT_DIR``) and workspace, a
 client declaring one real editor's capabilities, and a record of what the server
-registered with it.
+registered with it. ``start`` gives a test servers of its own; ``shared`` gives a test
+that only reads a server it shares with the module's other tests (see each fixture).
 """
 
 from __future__ import annotations
@@ -18,14 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
+import pytest
 import pytest_asyncio
 from lsprotocol import types
+from pytest_asyncio import is_async_test
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 SERVER = [sys.executable, "-m", "pi_snippets_lsp"]
-#: Seconds the in-process watcher waits between looks; tests keep it short (under the
-#: server's minimum, so the servers of these tests are started with a smaller one).
+#: Seconds the in-process watcher waits between looks; tests keep it short.
 POLL = 0.1
+#: The server's minimum poll interval is larger: the servers of these tests allow it.
 POLL_FLAGS = ["--min-poll-interval", str(POLL)]
 
 
@@ -141,6 +144,8 @@ class Session:
     fail_edits: bool = False
     #: ``workspace/semanticTokens/refresh`` requests received.
     token_refreshes: int = 0
+    #: URIs the test opened (``shared`` closes them after the test).
+    opened: list[str] = field(default_factory=list)
     _load_event: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -159,6 +164,8 @@ class Session:
         return self.open_uri(self.uri(name), text, language)
 
     def open_uri(self, uri: str, text: str, language: str = "markdown", version: int = 1) -> str:
+        if uri not in self.opened:
+            self.opened.append(uri)
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(
@@ -245,86 +252,80 @@ def _tell_code_actions_from_commands(client: LanguageClient) -> None:
     )
 
 
-@pytest_asyncio.fixture
-async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
-    """``await start(kind, settings=..., init=..., configuration=...)`` -> Session.
+async def open_session(
+    root: Path,
+    kind: str = "neovim",
+    *,
+    settings: object = None,
+    init: dict[str, Any] | None = None,
+    configuration: object = None,
+    folders: list[Path] | None = None,
+    args: list[str] | None = None,
+    capabilities_override: types.ClientCapabilities | None = None,
+    initialize: bool = True,
+    opt_in: bool = True,
+) -> Session:
+    """The real server over stdio with its own settings folder (``root/home``) and workspace
+    (``root/ws``), as the ``start`` fixture describes."""
+    home = root / "home"
+    home.mkdir(parents=True)
+    workspace = root / "ws"
+    workspace.mkdir()
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(home)}
+    config = ClientServerConfig(
+        server_command=[*SERVER, *POLL_FLAGS, *(args or [])], server_env=env
+    )
+    client = await config.start()
+    _tell_code_actions_from_commands(client)
+    session = Session(client=client, home=home, workspace=workspace)
+    if settings is not None:
+        session.write_settings(settings)
+    if configuration is not None:
+        client.set_configuration(configuration, section="piSimpleSnippets")
 
-    The session opts in to ``snippets/didLoad`` (as our own clients do) and waits for
-    the first one; ``opt_in=False`` sends no opt-in and waits for ``snippets/list``.
-    """
-    sessions: list[Session] = []
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        for reg in params.registrations:
+            session.registrations[reg.id] = reg
+            session.registration_log.append(("register", reg.method))
 
-    async def factory(
-        kind: str = "neovim",
-        *,
-        settings: object = None,
-        init: dict[str, Any] | None = None,
-        configuration: object = None,
-        folders: list[Path] | None = None,
-        args: list[str] | None = None,
-        capabilities_override: types.ClientCapabilities | None = None,
-        initialize: bool = True,
-        opt_in: bool = True,
-    ) -> Session:
-        home = tmp_path / f"home{len(sessions)}"
-        home.mkdir()
-        workspace = tmp_path / f"ws{len(sessions)}"
-        workspace.mkdir()
-        env = {**os.environ, "PI_CODING_AGENT_DIR": str(home)}
-        config = ClientServerConfig(
-            server_command=[*SERVER, *POLL_FLAGS, *(args or [])], server_env=env
-        )
-        client = await config.start()
-        _tell_code_actions_from_commands(client)
-        session = Session(client=client, home=home, workspace=workspace)
-        sessions.append(session)
-        if settings is not None:
-            session.write_settings(settings)
-        if configuration is not None:
-            client.set_configuration(configuration, section="piSimpleSnippets")
+    @client.feature(types.CLIENT_UNREGISTER_CAPABILITY)
+    def unregister(params: types.UnregistrationParams) -> None:
+        for unreg in params.unregisterations:
+            session.registrations.pop(unreg.id, None)
+            session.registration_log.append(("unregister", unreg.method))
 
-        @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-        def register(params: types.RegistrationParams) -> None:
-            for reg in params.registrations:
-                session.registrations[reg.id] = reg
-                session.registration_log.append(("register", reg.method))
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        session.applied_edits.append(params)
+        if session.fail_edits:  # an error answer, as Eglot gives when the user declines
+            raise RuntimeError("User cancelled server edit")
+        if session.refuse_edits:
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="refused")
+        return types.ApplyWorkspaceEditResult(applied=True)
 
-        @client.feature(types.CLIENT_UNREGISTER_CAPABILITY)
-        def unregister(params: types.UnregistrationParams) -> None:
-            for unreg in params.unregisterations:
-                session.registrations.pop(unreg.id, None)
-                session.registration_log.append(("unregister", unreg.method))
+    @client.feature(types.WORKSPACE_SEMANTIC_TOKENS_REFRESH)
+    def refresh_tokens(params: None) -> None:
+        session.token_refreshes += 1
 
-        @client.feature(types.WORKSPACE_APPLY_EDIT)
-        def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
-            session.applied_edits.append(params)
-            if session.fail_edits:  # an error answer, as Eglot gives when the user declines
-                raise RuntimeError("User cancelled server edit")
-            if session.refuse_edits:
-                return types.ApplyWorkspaceEditResult(applied=False, failure_reason="refused")
-            return types.ApplyWorkspaceEditResult(applied=True)
+    @client.feature("snippets/didLoad")
+    def did_load(params: Any) -> None:
+        session.loads.append(as_dict(params))
+        session._load_event.set()
 
-        @client.feature(types.WORKSPACE_SEMANTIC_TOKENS_REFRESH)
-        def refresh_tokens(params: None) -> None:
-            session.token_refreshes += 1
+    handle_notification = client.protocol._handle_notification
 
-        @client.feature("snippets/didLoad")
-        def did_load(params: Any) -> None:
-            session.loads.append(as_dict(params))
-            session._load_event.set()
+    def record_notification(method_name: str, params: Any) -> None:
+        session.notifications.append(method_name)
+        handle_notification(method_name, params)
 
-        handle_notification = client.protocol._handle_notification
+    client.protocol._handle_notification = record_notification  # type: ignore[method-assign]
 
-        def record_notification(method_name: str, params: Any) -> None:
-            session.notifications.append(method_name)
-            handle_notification(method_name, params)
-
-        client.protocol._handle_notification = record_notification  # type: ignore[method-assign]
-
-        if initialize:
-            options: dict[str, Any] = {"pollInterval": POLL, **(OPT_IN if opt_in else {})}
-            options.update(init or {})
-            roots = folders if folders is not None else [workspace]
+    if initialize:
+        options: dict[str, Any] = {"pollInterval": POLL, **(OPT_IN if opt_in else {})}
+        options.update(init or {})
+        roots = folders if folders is not None else [workspace]
+        try:
             await client.initialize_session(
                 types.InitializeParams(
                     capabilities=capabilities_override or capabilities(kind),
@@ -339,19 +340,148 @@ async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
                 await session.next_load(0)
             else:  # answered once the first generation is loaded
                 await session.request("snippets/list", {})
+        except BaseException:
+            await close_session(session)
+            raise
+    return session
+
+
+async def close_session(session: Session) -> None:
+    """Ends the session and its server, whatever state the test left them in."""
+    with contextlib.suppress(Exception):  # a test may have ended the session itself
+        await asyncio.wait_for(session.client.shutdown_session(), 10)
+    # pygls's client.stop() waits for the process without ending it: a session that
+    # was never initialized (or a failed test) must not hang the suite.
+    process = session.client._server
+    if process is not None and process.returncode is None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(process.wait(), 5)
+        if process.returncode is None:
+            process.kill()
+    await session.client.stop()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def start(tmp_path: Path) -> AsyncIterator[SessionFactory]:
+    """``await start(kind, settings=..., init=..., configuration=...)`` -> Session.
+
+    Each call starts a server of its own, ended after the test: for a test that changes
+    anything (settings files, configuration, reloads, saves) or checks what the server
+    sends unasked (registrations, notifications, messages, loads).
+
+    The session opts in to ``snippets/didLoad`` (as our own clients do) and waits for
+    the first one; ``opt_in=False`` sends no opt-in and waits for ``snippets/list``.
+    """
+    sessions: list[Session] = []
+
+    async def factory(kind: str = "neovim", **kwargs: Any) -> Session:
+        session = await open_session(tmp_path / f"s{len(sessions)}", kind, **kwargs)
+        sessions.append(session)
         return session
 
     yield factory
 
     for session in sessions:
-        with contextlib.suppress(Exception):  # a test may have ended the session itself
-            await asyncio.wait_for(session.client.shutdown_session(), 10)
-        # pygls's client.stop() waits for the process without ending it: a session that
-        # was never initialized (or a failed test) must not hang the suite.
-        process = session.client._server
-        if process is not None and process.returncode is None:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(process.wait(), 5)
-            if process.returncode is None:
-                process.kill()
-        await session.client.stop()
+        await close_session(session)
+
+
+class SharedSessions:
+    """Servers started once and handed to every test that asks with the same arguments.
+
+    A few stay running (``keep``, the most recently used); an older one is ended when a
+    new one is needed, so a module's parametrized tests (which pytest runs one after the
+    other) reuse theirs without holding a server per distinct argument set for the module.
+    """
+
+    def __init__(self, root: Path, keep: int = 8) -> None:
+        self.root = root
+        self.keep = keep
+        self.sessions: dict[str, Session] = {}
+        self.started = 0
+
+    async def get(self, kind: str, **kwargs: Any) -> Session:
+        for refused in ("folders", "initialize", "args"):
+            assert refused not in kwargs, f"{refused}=...: use the start fixture"
+        key = json.dumps([kind, kwargs], sort_keys=True, default=repr)
+        session = self.sessions.pop(key, None)
+        process = session.client._server if session is not None else None
+        if session is not None and (process is None or process.returncode is not None):
+            await close_session(session)  # a failed test ended it: the next gets a fresh one
+            session = None
+        if session is None:
+            if len(self.sessions) >= self.keep:
+                oldest = next(iter(self.sessions))
+                await close_session(self.sessions.pop(oldest))
+            # Nothing changes the files of a shared session: the server needs no looks.
+            init = {"pollInterval": 0, **(kwargs.pop("init", None) or {})}
+            session = await open_session(
+                self.root / f"shared{self.started}", kind, init=init, **kwargs
+            )
+            self.started += 1
+        self.sessions[key] = session  # now the most recently used
+        return session
+
+    async def close(self) -> None:
+        for session in self.sessions.values():
+            await close_session(session)
+        self.sessions.clear()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def _shared_sessions(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[SharedSessions]:
+    pool = SharedSessions(tmp_path_factory.mktemp("shared"))
+    yield pool
+    await pool.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def shared(_shared_sessions: SharedSessions) -> AsyncIterator[SessionFactory]:
+    """``await shared(kind, settings=..., init=..., capabilities_override=...)`` -> Session,
+    like ``start``, but one server per module for each set of arguments, shared by the tests
+    that ask for it: a server start is about two seconds, most of an LSP test's time.
+
+    Safe for a test that only opens documents, edits them and asks (completion, hover,
+    tokens, code actions, ``snippets/expand``, ``snippets/list``), because:
+
+    - the server's state such a test can touch is its open documents, and every document a
+      test opened is closed after it (``didClose``), so the next test opens its own
+      ``a.md`` afresh;
+    - nobody changes the settings the server loaded: the folder is the pool's, a test gets
+      no ``tmp_path`` of the server's, and the server is told not to look at its files
+      (``pollInterval`` 0), so every test sees the one generation it started with;
+    - the arguments are the whole key, so a test never gets a server set up for another.
+
+    Not for a test that writes settings, reloads, changes configuration, saves a snippet,
+    applies edits, or checks what the server sent unasked (``loads``, ``notifications``,
+    messages, registrations, diagnostics): those accumulate over the tests that share a
+    session; such a test uses ``start``.
+    """
+    used: list[Session] = []
+
+    async def factory(kind: str = "neovim", **kwargs: Any) -> Session:
+        session = await _shared_sessions.get(kind, **kwargs)
+        used.append(session)
+        return session
+
+    yield factory
+
+    for session in used:
+        for uri in session.opened:
+            session.client.text_document_did_close(
+                types.DidCloseTextDocumentParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri)
+                )
+            )
+        session.opened.clear()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every async test of this folder runs in the session's event loop: a shared session's
+    client (``shared``) outlives a test, and a client belongs to the loop it started in."""
+    here = Path(__file__).parent
+    in_session_loop = pytest.mark.asyncio(loop_scope="session")
+    for item in items:
+        if is_async_test(item) and here in Path(item.path).parents:
+            item.add_marker(in_session_loop, append=False)

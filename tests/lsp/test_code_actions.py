@@ -42,9 +42,9 @@ async def submitted(session, text: str) -> str:
 
 
 @pytest.mark.parametrize("kind", ENCODINGS)
-async def test_a_cursor_on_a_marker_expands_that_marker_only(start, kind):
+async def test_a_cursor_on_a_marker_expands_that_marker_only(shared, kind):
     encoding = ENCODINGS[kind]
-    session = await start(kind, settings={"snippets": SNIPPETS})
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", TEXT)
     cursor = lsp_position(TEXT, TEXT.index("(%a)") + 2, encoding)
     (action,) = await actions(session, uri, types.Range(cursor, cursor))
@@ -59,9 +59,9 @@ async def test_a_cursor_on_a_marker_expands_that_marker_only(start, kind):
 
 
 @pytest.mark.parametrize("kind", ENCODINGS)
-async def test_a_selection_expands_the_markers_it_touches_and_offers_saving(start, kind):
+async def test_a_selection_expands_the_markers_it_touches_and_offers_saving(shared, kind):
     encoding = ENCODINGS[kind]
-    session = await start(kind, settings={"snippets": SNIPPETS})
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", TEXT)
     first, last = TEXT.index("%greet") + 3, TEXT.index("%same") + 1  # cuts two markers
     expand_action, save_action = await actions(session, uri, lsp_range(TEXT, first, last, encoding))
@@ -80,8 +80,8 @@ async def test_a_selection_expands_the_markers_it_touches_and_offers_saving(star
     assert list(save_action.command.arguments or []) == [{"text": TEXT[first:last], "uri": uri}]
 
 
-async def test_vscode_gets_a_versioned_document_edit(start):
-    session = await start("visual-studio-code", settings={"snippets": SNIPPETS})
+async def test_vscode_gets_a_versioned_document_edit(shared):
+    session = await shared("visual-studio-code", settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", "x %a")
     session.change(uri, 7, types.TextDocumentContentChangeWholeDocument(text="y %a %a"))
     (action, _) = await actions(
@@ -102,8 +102,8 @@ async def test_vscode_gets_a_versioned_document_edit(start):
                      id="refactor-covers-both"),
     ],
 )  # fmt: skip
-async def test_only_asks_for_some_kinds(start, only, titles):
-    session = await start("neovim", settings={"snippets": SNIPPETS})
+async def test_only_asks_for_some_kinds(shared, only, titles):
+    session = await shared("neovim", settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", "x %a y")
     found = await actions(
         session, uri, types.Range(types.Position(0, 0), types.Position(0, 6)), only
@@ -111,19 +111,19 @@ async def test_only_asks_for_some_kinds(start, only, titles):
     assert [a.title for a in found] == titles
 
 
-async def test_nothing_to_expand_and_no_selection_means_no_action(start):
-    session = await start("neovim", settings={"snippets": SNIPPETS})
+async def test_nothing_to_expand_and_no_selection_means_no_action(shared):
+    session = await shared("neovim", settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", "x %nope %same")
     for offset in (3, 10):
         cursor = types.Position(0, offset)
         assert await actions(session, uri, types.Range(cursor, cursor)) == []
 
 
-async def test_a_client_without_literals_gets_the_commands(start):
+async def test_a_client_without_literals_gets_the_commands(shared):
     caps = capabilities("visual-studio-code")
     assert caps.text_document is not None and caps.text_document.code_action is not None
     caps.text_document.code_action.code_action_literal_support = None
-    session = await start(capabilities_override=caps, settings={"snippets": SNIPPETS})
+    session = await shared(capabilities_override=caps, settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", "x %a y")
     expand_command, save_command = await actions(
         session, uri, types.Range(types.Position(0, 1), types.Position(0, 4))
@@ -205,8 +205,8 @@ async def test_a_refused_edit_is_reported(start):
         pytest.param([{"uri": "file:///x", "range": {"start": {"line": -1}}}], id="bad-range"),
     ],
 )
-async def test_bad_arguments_are_invalid_params_and_the_session_goes_on(start, arguments):
-    session = await start("neovim", settings={"snippets": SNIPPETS})
+async def test_bad_arguments_are_invalid_params_and_the_session_goes_on(shared, arguments):
+    session = await shared("neovim", settings={"snippets": SNIPPETS})
     with pytest.raises(JsonRpcInvalidParams) as caught:
         await execute(session, EXPAND, *arguments)
     assert EXPAND in str(caught.value)

