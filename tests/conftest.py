@@ -21,8 +21,6 @@ for _name in ("default", "ci"):
 settings.register_profile(
     "mutation", max_examples=25, derandomize=True, deadline=None, database=None
 )
-    # Registering the loaded profile again takes effect at once.
-    settings.register_profile(_name, settings.get_profile(_name), deadline=None)
 
 #: scripts/test.sh --quick: an eighth of the examples and sizes (tests/unit/conftest.py,
 #: ``examples`` and ``sized``), every rule still checked; the full run checks them all.
