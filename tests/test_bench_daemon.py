@@ -1,4 +1,4 @@
-"""``scripts/bench_daemon.py --quick`` runs every measure at small sizes, so it cannot rot.
+"""``scripts/bench/daemon.py --quick`` runs every measure at small sizes, so it cannot rot.
 
 Nothing here judges a time or a size: the bench measures, the tests judge behavior
 (tests/lsp/test_daemon_limits.py, tests/lsp/test_signals.py).
@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent.parent / "scripts" / "bench_daemon.py"
+BENCH = Path(__file__).resolve().parent.parent / "scripts" / "bench" / "daemon.py"
 ROWS = {
     "never_reading_tcp",
     "never_reading_ws",

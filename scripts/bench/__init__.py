@@ -25,7 +25,12 @@ JSON results):
 - a one-character edit in a 1M-line document, in-process and over stdio;
 - cold start to a first completion (spawn, ``initialize``, ``didOpen``, ``completion``)
   beside ``python -c "import pygls.lsp.server"``;
-- peak RSS of the server with 10,000 snippets after its completions.
+- peak RSS of the server with 10,000 snippets after its completions;
+- ``mcp`` (``mcp.py``): ``pi-snippets-lsp mcp`` over stdio, start-up, ``prompts/list`` at
+  1,000 snippets, ``prompts/get``, ``tools/call expand_snippets`` of 1 MiB beside the LSP
+  server's ``snippets/expand``;
+- ``daemon`` (``daemon.py``): what one client may cost the daemon: memory under a client
+  that never reads, another session's latency during a 4 MB request, long lines, signals.
 
 The server is spoken to through the package's own client transport
 (``pi_snippets_lsp.client.transport.Connection``), which stamps each answer's arrival.

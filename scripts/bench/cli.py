@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,7 +22,10 @@ from .shapes import prose, queries, snippet_table
 from .sizes import FULL, QUICK, SEED, Sizes
 
 #: Measure groups ``--only`` takes, in the order they run.
-GROUPS = ("expansion", "edit", "startup", "completion")
+GROUPS = ("expansion", "edit", "startup", "completion", "mcp", "daemon")
+#: Groups that are scripts of their own (``mcp.py``, ``daemon.py``): each prints its table
+#: and writes its JSON, which the run's results carry under the group's name.
+SCRIPTS = {"mcp": "mcp.py", "daemon": "daemon.py"}
 
 
 def _log(text: str) -> None:
@@ -101,6 +105,16 @@ def _order(rows: list[Row]) -> list[Row]:
     return sorted(rows, key=key)
 
 
+def _run_script(name: str, quick: bool, work: Path) -> Any:
+    """Run one of the bench's own scripts (its table goes to our stdout), and return the
+    JSON figures it wrote."""
+    _log(f"{name} ...")
+    output = work / f"{name}.json"
+    command = [sys.executable, str(Path(__file__).with_name(name)), "--output", str(output)]
+    subprocess.run([*command, *(["--quick"] if quick else [])], check=True)
+    return json.loads(output.read_text(encoding="utf-8"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="scripts/bench", description=(package_doc or "").split("\n\n")[0]
@@ -134,6 +148,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="pi-snippets-bench-") as tmp:
         bench = Bench(sizes, Path(tmp))
         bench.run(args.only, args.tiers)
+        scripts = {
+            group: _run_script(SCRIPTS[group], args.quick, Path(tmp))
+            for group in args.only
+            if group in SCRIPTS
+        }
     rows = _order(bench.rows)
     info["load_average_after"] = load_average()
     results: dict[str, Any] = {
@@ -141,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seconds": round(time.perf_counter() - began, 1),
         "machine": info,
         "rows": [row.to_json() for row in rows],
+        **scripts,
     }
     args.output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
     print_table(rows)

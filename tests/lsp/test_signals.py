@@ -3,7 +3,7 @@
 reloads every session's settings.
 
 A process that does not end fails the wait (``STUCK`` seconds, far more than the 2 the
-design promises: the promise itself is measured by scripts/bench_daemon.py, not here).
+design promises: the promise itself is measured by scripts/bench/daemon.py, not here).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``scripts/bench_mcp.py --quick`` runs every measure at tiny sizes, so it cannot rot.
+"""``scripts/bench/mcp.py --quick`` runs every measure at tiny sizes, so it cannot rot.
 
 Nothing here judges a time: what is checked is that the bench runs to the end and
 reports every row.
@@ -21,7 +21,7 @@ def test_the_quick_mcp_bench_runs_every_measure(tmp_path: Path) -> None:
     done = subprocess.run(
         [
             sys.executable,
-            str(REPO / "scripts" / "bench_mcp.py"),
+            str(REPO / "scripts" / "bench" / "mcp.py"),
             "--quick",
             "--output",
             str(output),

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Performance figures of ``pi-snippets-lsp mcp`` over stdio, beside the LSP server's.
 
-    python scripts/bench_mcp.py            # the full run (well under a minute)
-    python scripts/bench_mcp.py --quick    # tiny sizes, a smoke run
+    python scripts/bench/mcp.py            # the full run (well under a minute)
+    python scripts/bench/mcp.py --quick    # tiny sizes, a smoke run
 
 Every input is generated here from a fixed seed; nothing touches the network. Each
 server is a real process spoken to over its stdin/stdout by a reader thread that stamps
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 try:
     import pi_snippets_lsp
 except ImportError:  # run from a checkout without an install

@@ -2,8 +2,8 @@
 """What one client may cost the daemon, measured (issue 22; docs/lsp.md, "Daemon: who may
 connect, and what one client may cost").
 
-    python scripts/bench_daemon.py            # the full run (about a minute)
-    python scripts/bench_daemon.py --quick    # small sizes, in seconds
+    python scripts/bench/daemon.py            # the full run (about a minute)
+    python scripts/bench/daemon.py --quick    # small sizes, in seconds
 
 The rows:
 
@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "server"))
 
 from pi_snippets_lsp.core.documents import Document  # noqa: E402
