@@ -10,6 +10,11 @@ each module that scored at least the minimum (when the minimum is the project's 
 ``DIGESTS`` file (taken when the run started), so the next run of scripts/test.sh skips it
 until it changes (scripts/mutation_record.py).
 
+A module that has never passed under its name (none in the record: new, or moved by the
+package's layout) is measured and reported, but does not fail the run: its first passing
+run records it, and from then on it is held to the gate. Those modules are named in the
+report ("not yet recorded"), so the debt is in sight.
+
 A mutant counts as caught when a test failed on it (killed), or it made the tests hang
 (timeout) or crash (segfault): each is a behavior change a test noticed. Survivors and
 mutants no test runs at all ("no tests") count against the score.
@@ -57,8 +62,10 @@ def main(argv: list[str]) -> int:
             if status not in CAUGHT:
                 missed.append((name, status, work))
 
+    recorded = set(mutation_record.load())
     total = caught = 0
     failing: list[str] = []
+    ungated: list[str] = []
     passed: dict[str, tuple[int, int]] = {}
     print(f"{'module':<32} {'caught':>7} {'total':>6} {'score':>7}")
     for module in modules:
@@ -68,13 +75,17 @@ def main(argv: list[str]) -> int:
         total += module_total
         caught += module_caught
         score = 100.0 * module_caught / module_total if module_total else 100.0
-        if score < float(minimum):
+        if score < float(minimum) and module not in recorded:
+            ungated.append(module)
+        elif score < float(minimum):
             failing.append(module)
         else:
             passed[module] = (module_caught, module_total)
         print(f"{module:<32} {module_caught:>7} {module_total:>6} {score:>6.1f}%")
     overall = 100.0 * caught / total if total else 100.0
     print(f"{'all':<32} {caught:>7} {total:>6} {overall:>6.1f}%")
+    if ungated:
+        print(f"below {minimum}% and not yet recorded (reported, not gated): " + ", ".join(ungated))
     if digests is not None and float(minimum) >= GATE and passed:
         mutation_record.update(passed, digests)
         print(f"recorded in {mutation_record.RECORD.name}: {', '.join(sorted(passed))}")
@@ -85,7 +96,7 @@ def main(argv: list[str]) -> int:
         ).stdout
         print(f"\n--- {status}: {name}\n{diff.rstrip()}")
 
-    if overall < float(minimum) or failing:
+    if failing:
         print(
             f"\nmutation score below {minimum}%: "
             + (", ".join(failing) if failing else f"overall {overall:.1f}%"),
