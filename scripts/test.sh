@@ -54,6 +54,9 @@ mkdir -p "$cache" || exit 1
 # Every temporary file of the run (pytest's, pip's, the mutation and package checks') in one
 # folder, removed at the end whatever happens.
 work="$(mktemp -d "${TMPDIR:-/tmp}/pi-test.XXXXXX")" || exit 1
+# Others may pass through it, as through /tmp (a test connects as another user to a socket
+# in it); what is inside keeps its own modes.
+chmod 711 "$work" || exit 1
 export TMPDIR="$work"
 
 # ------------------------------------------------------------------ steps and their times

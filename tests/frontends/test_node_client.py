@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -98,8 +99,9 @@ def test_node_client_uses_a_running_daemon(tmp_path: Path, flag: str) -> None:
     """The recipe connects to a ``--socket`` daemon, or to a ``--tcp`` one with the token
     it reads from the daemon's token file itself."""
     need_node()
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
+    # A short path of its own: a socket's path must fit in 108 bytes.
+    runtime = Path(tempfile.mkdtemp(prefix="pi-run-"))
+    os.chmod(runtime, 0o700)
     env = {"XDG_RUNTIME_DIR": str(runtime), "PI_CODING_AGENT_DIR": str(tmp_path)}
     port = ["--port", "0"] if flag == "--tcp" else []
     daemon = subprocess.Popen(
@@ -124,3 +126,4 @@ def test_node_client_uses_a_running_daemon(tmp_path: Path, flag: str) -> None:
         assert daemon.poll() is None, "exit ended the session, not the daemon"
     finally:
         daemon.terminate()
+        shutil.rmtree(runtime, ignore_errors=True)

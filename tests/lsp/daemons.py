@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,8 +39,9 @@ class Daemon:
         self, home: Path, flag: str, *args: str, env: dict[str, str] | None = None
     ) -> None:
         self.home = home
-        self.runtime = home / "run"
-        self.runtime.mkdir(mode=0o700, exist_ok=True)
+        # A short path of its own: a socket's path must fit in 108 bytes, and a test's
+        # tmp_path under a parallel run's folders may not leave room for it.
+        self.runtime = Path(tempfile.mkdtemp(prefix="pi-run-"))
         os.chmod(self.runtime, 0o700)
         port = ["--port", "0"] if flag in ("--tcp", "--ws") else []
         self.process = subprocess.Popen(
@@ -115,6 +118,7 @@ def daemons(tmp_path: Path) -> Iterator[Callable[..., Daemon]]:
         if daemon.alive():
             daemon.process.kill()
             daemon.process.wait(STUCK)
+        shutil.rmtree(daemon.runtime, ignore_errors=True)
 
 
 class Raw:

@@ -90,6 +90,11 @@ def test_a_connection_without_initialize_is_closed(
     raw = Raw.tcp(daemon)
     raw.sock.sendall(opening)
     assert raw.receive() is None, "closed after the initialize timeout"
+    # The line is written just before the close; the thread reading the daemon's stderr
+    # may see it a moment after the close is seen here.
+    deadline = time.monotonic() + STUCK
+    while "no valid initialize within 1s" not in daemon.log() and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert "no valid initialize within 1s" in daemon.log()
     with client(daemon, "later") as session:  # an initialized session is never timed out
         time.sleep(1.5)
