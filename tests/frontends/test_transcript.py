@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from pi_snippets_lsp.wire.framing import MessageReader, frame
 
 from .conftest import REPO, TIMEOUT
@@ -147,15 +145,6 @@ def test_documented_lengths_are_byte_counts() -> None:
     assert initialize["params"]["initializationOptions"]["notifications"] == ["snippets/didLoad"]
 
 
-#: Found merging the daemon work: the invalid-params answer (id 3) now comes before the
-#: answer to the request piped ahead of it (id 2). LSP allows any order, but the transcript
-#: (and the fixed order it documents) does not: an open regression, named in the issue note.
-ORDER_REGRESSION = pytest.mark.xfail(
-    reason="answers 2 and 3 of the transcript swap places since the daemon work", strict=False
-)
-
-
-@ORDER_REGRESSION
 def test_transcript_replays_against_the_server(tmp_path: Path) -> None:
     stdin = b"".join(b.wire for b in doc_blocks() if b.side == "client")
     proc = subprocess.run(
@@ -169,7 +158,6 @@ def test_transcript_replays_against_the_server(tmp_path: Path) -> None:
     check_replay(proc.stdout, proc.returncode)
 
 
-@ORDER_REGRESSION
 def test_shell_replay_runs_as_written(tmp_path: Path) -> None:
     match = SHELL_BLOCK.search(DOC.read_text(encoding="utf-8"))
     assert match, "no shell replay block"

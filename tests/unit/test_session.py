@@ -14,6 +14,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -395,6 +396,33 @@ async def test_the_first_generation_is_loaded_once_whoever_asks(user_file: Path)
     configs = await asyncio.gather(*(session.loaded_config_for(None) for _ in range(10)))
     assert session.generation == 1
     assert all(c.snippets[0].name == "ok" for c in configs)
+
+
+async def test_callers_resume_from_the_first_load_in_the_order_they_called(
+    user_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request read as the first load ends (its waiters not woken yet: that takes a
+    few turns of the loop) queues behind them: piped requests are answered in the
+    order sent."""
+    write(user_file, {"snippets": {"a": "A"}})
+    session = make_session(user_file, FakeLink())
+    real = session.reload
+    order: list[str] = []
+    late: list[asyncio.Future[None]] = []
+
+    async def request(name: str) -> None:
+        await session.ensure_loaded()
+        order.append(name)
+
+    async def reload_then_a_request_arrives(**kwargs: Any) -> Config:
+        config = await real(**kwargs)
+        late.append(asyncio.ensure_future(request("late")))
+        return config
+
+    monkeypatch.setattr(session, "reload", reload_then_a_request_arrives)
+    await request("first")
+    await asyncio.gather(*late)
+    assert order == ["first", "late"]
 
 
 async def test_completion_is_registered_while_snippets_exist(user_file: Path) -> None:

@@ -231,6 +231,8 @@ class Session:
         self._reload_lock = asyncio.Lock()
         self._registration_lock = asyncio.Lock()
         self._first_load: asyncio.Future[Config] | None = None
+        #: Held by whoever waits for the first load, so waiters resume in arrival order.
+        self._first_gate = asyncio.Lock()
         #: Files whose last read failed and may be read again: their stamps then.
         self._failed_stamps: dict[str, Stamp] = {}
         self._last_problems: list[str] = []
@@ -319,14 +321,24 @@ class Session:
         return self.config_for(uri)
 
     async def ensure_loaded(self) -> None:
-        """Load the first generation once, whoever asks first."""
+        """Load the first generation once, whoever asks first; callers resume in the order
+        they called.
+
+        A waiter is woken a few turns of the loop after the load ends; a request read in
+        between would find the load done and answer first. The gate (a FIFO lock, held
+        while waiting) makes it queue behind the earlier ones, so requests piped behind
+        ``initialized`` are answered in the order sent (docs/agent-frontends.md).
+        """
         if self._first_load is None:
             # Settled like a reload: a save met at start (truncate, then write) is read
             # when done, instead of making the first generation an empty one.
             self._first_load = asyncio.ensure_future(
                 self.reload(pull=self.initialized, settle=True)
             )
-        await asyncio.shield(self._first_load)
+        if self._first_load.done() and not self._first_gate.locked():
+            return
+        async with self._first_gate:
+            await asyncio.shield(self._first_load)
 
     async def configuration_changed(self, settings: object) -> None:
         """``workspace/didChangeConfiguration``: pull again, or take the pushed value."""
