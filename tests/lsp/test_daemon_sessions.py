@@ -115,6 +115,25 @@ def test_a_closed_session_is_released(daemon: InProcessDaemon) -> None:
     assert [ref for ref in released if ref() is not None] == []
 
 
+def test_a_closed_session_is_released_without_waiting_for_the_collector(
+    daemon: InProcessDaemon,
+) -> None:
+    """A session's objects point at one another, so only a full collection frees them,
+    and Python starts one only once its long-lived objects have grown by a quarter: the
+    daemon collects soon after sessions end, instead of holding ended sessions until
+    then."""
+    clients = [session(daemon) for _ in range(5)]
+    released = [weakref.ref(server) for server in daemon.servers()]
+    gc.collect()  # the sessions are long-lived now: only a full collection frees them
+    for client in clients:
+        client.close()
+    daemon.wait_for_no_session()
+    deadline = time.monotonic() + STUCK
+    while any(ref() is not None for ref in released):
+        assert time.monotonic() < deadline, "ended sessions wait for the collector"
+        time.sleep(0.05)
+
+
 def test_sessions_share_one_converter(daemon: InProcessDaemon) -> None:
     """pygls makes a cattrs converter per server (~170 KiB once it has generated its
     functions for the messages a session uses); the sessions of a daemon share one, so an
