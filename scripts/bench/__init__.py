@@ -29,8 +29,10 @@ JSON results):
 - ``mcp`` (``mcp.py``): ``pi-snippets-lsp mcp`` over stdio, start-up, ``prompts/list`` at
   1,000 snippets, ``prompts/get``, ``tools/call expand_snippets`` of 1 MiB beside the LSP
   server's ``snippets/expand``;
-- ``daemon`` (``daemon.py``): what one client may cost the daemon: memory under a client
-  that never reads, another session's latency during a 4 MB request, long lines, signals.
+- ``daemon`` (``daemon.py``, ``sessions.py``): what one client may cost the daemon, rows
+  with targets (50 sessions' throughput beside one's, an idle session's RSS, the RSS left
+  by 1,000 sessions, semantic tokens of 4 MB and another session's latency meanwhile),
+  memory under a client that never reads, long lines, signals.
 
 The server is spoken to through the package's own client transport
 (``pi_snippets_lsp.client.transport.Connection``), which stamps each answer's arrival.

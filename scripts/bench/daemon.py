@@ -5,14 +5,14 @@ connect, and what one client may cost").
     python scripts/bench/daemon.py            # the full run (about a minute)
     python scripts/bench/daemon.py --quick    # small sizes, in seconds
 
-The rows:
+The rows with a target (``sessions.py``, on a ``--socket`` daemon; each says whether its
+target was met): 50 sessions pipelining ``snippets/expand`` beside one alone, the RSS of
+an idle session, the RSS left by 1,000 sessions opened and closed, the semantic tokens of
+a 4 MB document and another session's latency meanwhile. The other measures:
 
 - RSS growth of a ``--tcp`` and a ``--ws`` daemon while a client pipelines ``snippets/list``
   requests whose answers (~0.5 MB each, 250 MB in all) it never reads (/proc/PID/status,
   sampled every 50 ms; the bound is ``--max-unsent``, 8 MiB);
-- another session's ``snippets/expand`` latency (p50, p99, max; one request every 5 ms)
-  while a first session keeps asking for the semantic tokens of a 4 MB document (until
-  two are answered), beside the same latency on an idle daemon;
 - in-process CPU time of semantic tokens on one long line at 1, 4 and 16 MB, and of hover
   at the end of a 16 MB line (the cost of one pass of encoding the line beside it);
 - seconds from SIGTERM to the end of a stdio server whose stdout is full, and of a
@@ -20,8 +20,11 @@ The rows:
 
 Every input is generated here; nothing touches the network; servers listen on loopback.
 Nothing here asserts a time: the tests judge behavior (tests/lsp/test_daemon_limits.py,
-tests/lsp/test_signals.py, tests/unit/test_long_lines.py), this script measures. It prints
-a table and writes ``bench-daemon-results.json`` (``--output`` to change where).
+tests/lsp/test_daemon_sessions.py, tests/lsp/test_signals.py,
+tests/unit/test_long_lines.py), this script measures. It prints the rows, then the other
+measures, and writes ``bench-daemon-results.json`` (``--output`` to change where): a row
+as ``report.Row.to_json`` (id, what, value, unit, reference, target, met, details)
+under its id, a measure's figures under its name.
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ import os
 import re
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,7 +46,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "server"))
+sys.path[:0] = [str(REPO / "server"), str(REPO)]
+
+from scripts.bench import sessions  # noqa: E402
+from scripts.bench.report import Row, met_label  # noqa: E402
 
 from pi_snippets_lsp.core.documents import Document  # noqa: E402
 from pi_snippets_lsp.core.hover import marker_on_line  # noqa: E402
@@ -234,91 +239,6 @@ def never_reading_ws(quick: bool) -> dict[str, Any]:
             daemon.stop()
 
 
-def percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return {
-        "p50_ms": round(statistics.median(ordered) * 1000, 2),
-        "p99_ms": round(p99 * 1000, 2),
-        "max_ms": round(ordered[-1] * 1000, 2),
-    }
-
-
-def other_session_latency(quick: bool) -> dict[str, Any]:
-    size = MB if quick else 4 * MB
-    with tempfile.TemporaryDirectory() as folder:
-        home = Path(folder)
-        daemon = Daemon("--tcp", home)
-        try:
-            other = Raw(daemon)
-            other.handshake({"a": "A"})
-
-            def expand_latencies(
-                count: int, until: Callable[[], bool] = lambda: True
-            ) -> list[float]:
-                """``count`` expands at least, 5 ms apart, and more until ``until()``."""
-                samples = []
-                i = 0
-                while i < count or not until():
-                    i += 1
-                    time.sleep(0.005)
-                    started = time.perf_counter()
-                    params = {"text": "%a"}
-                    other.send(
-                        {
-                            "jsonrpc": "2.0",
-                            "id": 10 + i,
-                            "method": "snippets/expand",
-                            "params": params,
-                        }
-                    )
-                    other.response(10 + i)
-                    samples.append(time.perf_counter() - started)
-                return samples
-
-            idle = percentiles(expand_latencies(200))
-            busy = Raw(daemon)
-            busy.handshake({"a": "A"})
-            text = ("x %a y " * (size // 7 + 1))[:size]
-            item = {"uri": "untitled:big", "languageId": "markdown", "version": 1, "text": text}
-            busy.send(
-                {
-                    "jsonrpc": "2.0",
-                    "method": "textDocument/didOpen",
-                    "params": {"textDocument": item},
-                }
-            )
-            stop = threading.Event()
-            done = [0]
-
-            def keep_busy() -> None:
-                i = 0
-                while not stop.is_set():
-                    i += 1
-                    params = {"textDocument": {"uri": "untitled:big"}}
-                    busy.send(
-                        {
-                            "jsonrpc": "2.0",
-                            "id": 1000 + i,
-                            "method": "textDocument/semanticTokens/full",
-                            "params": params,
-                        }
-                    )
-                    busy.response(1000 + i)
-                    done[0] += 1
-
-            worker = threading.Thread(target=keep_busy, daemon=True)
-            worker.start()
-            time.sleep(0.5)
-            loaded = percentiles(expand_latencies(200, lambda: done[0] >= 2))
-            stop.set()
-            worker.join(WAIT)
-            return {"document_mb": size / MB, "idle": idle, "during_large_requests": loaded,
-                    "large_requests_answered": done[0]}  # fmt: skip
-        finally:
-            daemon.stop()
-
-
 def thread_cost(work: Callable[[], object], runs: int = 3) -> float:
     best = float("inf")
     for _ in range(runs):
@@ -428,7 +348,6 @@ def sigterm_busy_daemon(quick: bool) -> dict[str, Any]:
 MEASURES: dict[str, Callable[[bool], dict[str, Any]]] = {
     "never_reading_tcp": never_reading_tcp,
     "never_reading_ws": never_reading_ws,
-    "other_session_latency": other_session_latency,
     "long_lines": long_lines,
     "sigterm_stdio_full_stdout": sigterm_stdio_full_stdout,
     "sigterm_busy_daemon": sigterm_busy_daemon,
@@ -439,20 +358,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, in seconds")
     parser.add_argument("--output", default="bench-daemon-results.json", help="the JSON file")
-    parser.add_argument("--only", choices=sorted(MEASURES), action="append", help="one measure")
+    choices = sorted([*MEASURES, *sessions.MEASURES])
+    parser.add_argument("--only", choices=choices, action="append", help="one measure")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {}
+    rows: list[Row] = []
+    for name, row_measure in sessions.MEASURES.items():
+        if args.only and name not in args.only:
+            continue
+        print(f"{name} ...", file=sys.stderr, flush=True)
+        for row in row_measure(args.quick):
+            print(f"  {row.id}: {row.measured()} met: {met_label(row.met)}", file=sys.stderr)
+            rows.append(row)
+            results[row.id] = row.to_json()
     for name, measure in MEASURES.items():
         if args.only and name not in args.only:
             continue
         print(f"{name} ...", file=sys.stderr, flush=True)
         results[name] = measure(args.quick)
+    print_rows(rows)
     print("| measure | result |")
     print("| --- | --- |")
     for name, result in results.items():
-        print(f"| {name} | `{json.dumps(result)}` |")
+        if name not in {row.id for row in rows}:
+            print(f"| {name} | `{json.dumps(result)}` |")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    print(f"\nload average at the end: {load}")
     Path(args.output).write_text(json.dumps(results, indent=2) + "\n")
     return 0
+
+
+def print_rows(rows: Sequence[Row]) -> None:
+    """The rows with a target: what was measured beside it, and whether it was met."""
+    if not rows:
+        return
+    print("| measure | what | measured | reference | target | met |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for row in rows:
+        cells = (row.id, row.what, row.measured(), row.reference, row.target)
+        print("| " + " | ".join(cells) + f" | {met_label(row.met)} |")
+    print()
 
 
 if __name__ == "__main__":
