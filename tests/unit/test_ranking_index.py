@@ -530,3 +530,42 @@ def test_the_prefix_path_answers_as_the_reference(texts: list[str], query: str, 
     ranked = FuzzyIndex(texts)._rank_prefix(query, limit)
     if ranked is not None:
         assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, query, limit)
+
+
+# --------------------------------------------------------------------------- answers kept
+
+
+def test_a_query_asked_again_is_answered_from_the_kept_answer() -> None:
+    names = sorted(f"name-{i}" for i in range(50))
+    index = FuzzyIndex(names)
+    first = index.rank("na", 20)
+    with mock.patch.object(FuzzyIndex, "_rank", side_effect=AssertionError("ranked again")):
+        again = index.rank("na", 20)
+    assert again == first
+    assert again.indices is not first.indices, "each caller gets its own list"
+    again.indices.clear()
+    assert index.rank("na", 20) == first, "a caller's change reaches no later answer"
+
+
+def test_the_answers_kept_are_bounded_and_the_least_recently_asked_go_first() -> None:
+    names = sorted(f"name-{i}" for i in range(50))
+    index = FuzzyIndex(names)
+    kept = ranking._ANSWERS_KEPT
+    queries = [f"n{i}" for i in range(kept)]
+    for query in queries:
+        index.rank(query, 5)
+    index.rank(queries[0], 5)  # asked again: now the most recent
+    index.rank("new", 5)  # one too many: the least recently asked goes
+    assert len(index._answers) == kept
+    assert (queries[0], 5) in index._answers
+    assert (queries[1], 5) not in index._answers
+    assert ("new", 5) in index._answers
+
+
+def test_a_whole_ranking_is_not_kept() -> None:
+    index = FuzzyIndex(["a", "ab", "b"])
+    assert index.rank("a").indices == [0, 1]
+    assert index._answers == {}
+    assert index.rank("a", 1) == ranking.Ranked([0], True)
+    assert index.rank("a", 2) == ranking.Ranked([0, 1], False)
+    assert set(index._answers) == {("a", 1), ("a", 2)}

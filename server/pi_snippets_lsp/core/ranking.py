@@ -197,6 +197,8 @@ def _best_after_start(query: str) -> float:
 #: tests compare both), so the figures only choose the quicker.
 _CANDIDATE_COST: Final = 340  # pragma: no mutate (a cost estimate; both ways score alike)
 _COMPILE_COST: Final = 12_000  # pragma: no mutate (a cost estimate; both ways score alike)
+#: Answers an index keeps for queries asked again.
+_ANSWERS_KEPT: Final = 64  # pragma: no mutate (a cost choice; any size answers alike)
 #: The characters whose bit sets an index keeps (the characters queries have asked for
 #: first); the sets of others are made for each query that asks. A set is one bit per
 #: text, so the bound keeps a large generation's sets to a few MB.
@@ -217,7 +219,16 @@ class FuzzyIndex:
     ``rank`` gives exactly the order of ``fuzzy_filter`` over the same texts.
     """
 
-    __slots__ = ("_count", "_holding", "_joined", "_lowered", "_sorted", "_starting", "_starts")
+    __slots__ = (
+        "_answers",
+        "_count",
+        "_holding",
+        "_joined",
+        "_lowered",
+        "_sorted",
+        "_starting",
+        "_starts",
+    )
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._count = len(texts)
@@ -239,6 +250,9 @@ class FuzzyIndex:
         #: The lowercased texts when they are in order (a generation's names are): the
         #: texts that start with a query are then one run of them (``_rank_prefix``).
         self._sorted: list[str] | None = None
+        #: The latest popup answers, by query and limit (``_ANSWERS_KEPT``): a person
+        #: types the same few characters after ``%`` again and again.
+        self._answers: dict[tuple[str, int], Ranked] = {}
         if all(map(le, lowered, islice(lowered, 1, None))):
             self._sorted = lowered
         if any("\n" in text for text in lowered):
@@ -256,8 +270,22 @@ class FuzzyIndex:
     def rank(self, query: str, limit: int | None = None) -> Ranked:
         """The indices of the matching texts, best first (at most ``limit``).
 
-        A blank query keeps every text in its given order.
+        A blank query keeps every text in its given order. A popup's answer (one with a
+        ``limit``) is kept for the query asked again (``_ANSWERS_KEPT``, the least
+        recently asked dropped first); the caller gets its own list.
         """
+        if limit is None:
+            return self._rank(query, limit)
+        key = (query, limit)
+        answer = self._answers.pop(key, None)
+        if answer is None:
+            answer = self._rank(query, limit)
+            if len(self._answers) >= _ANSWERS_KEPT:
+                self._answers.pop(next(iter(self._answers), key), None)
+        self._answers[key] = answer
+        return Ranked(list(answer.indices), answer.truncated)
+
+    def _rank(self, query: str, limit: int | None) -> Ranked:
         tokens = _tokens(query)
         if not tokens:
             everything = range(self._count)
