@@ -26,9 +26,10 @@ JSON results):
 - cold start to a first completion (spawn, ``initialize``, ``didOpen``, ``completion``)
   beside ``python -c "import pygls.lsp.server"``;
 - peak RSS of the server with 10,000 snippets after its completions;
-- ``mcp`` (``mcp.py``): ``pi-snippets-lsp mcp`` over stdio, start-up, ``prompts/list`` at
-  1,000 snippets, ``prompts/get``, ``tools/call expand_snippets`` of 1 MiB beside the LSP
-  server's ``snippets/expand``;
+- ``mcp`` (``mcp.py``): ``pi-snippets-lsp mcp`` over stdio, rows with targets beside the
+  LSP server in the same run (``prompts/get`` beside the LSP floor, ``prompts/list`` at
+  1,000 snippets beside the LSP at the same answer size, ``tools/call expand_snippets``
+  of 1 MiB beside ``snippets/expand``) and start-up;
 - ``daemon`` (``daemon.py``, ``sessions.py``): what one client may cost the daemon, rows
   with targets (50 sessions' throughput beside one's, an idle session's RSS, the RSS left
   by 1,000 sessions, semantic tokens of 4 MB and another session's latency meanwhile),

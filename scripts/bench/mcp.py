@@ -1,21 +1,40 @@
 #!/usr/bin/env python3
-"""Performance figures of ``pi-snippets-lsp mcp`` over stdio, beside the LSP server's.
+"""``pi-snippets-lsp mcp`` over stdio, each row beside the LSP server's figure (issue 24).
 
     python scripts/bench/mcp.py            # the full run (well under a minute)
     python scripts/bench/mcp.py --quick    # tiny sizes, a smoke run
 
-Every input is generated here from a fixed seed; nothing touches the network. Each
-server is a real process spoken to over its stdin/stdout by a reader thread that stamps
-every message on arrival, so a latency is write -> whole answer read. The rows:
+Both servers run at once on the same snippets (``words`` names, values of 200
+characters, as the bench's expansion) and their requests alternate, one at a time, so a
+burst of other work on the machine falls on both. The rows (``report.Row``; ``met`` says
+whether the target held in this run):
 
-- startup: spawn to ``initialize`` answered (the MCP SDK is imported then), beside the
-  LSP server's;
-- ``prompts/list`` at 1,000 snippets (median, and the answer's size);
-- ``prompts/get`` of a random snippet with a short ``text`` (p50 and p99);
-- ``tools/call expand_snippets`` of 1 MiB of prose (one marker per ~100 words), end to
-  end, beside the LSP server's ``snippets/expand`` of the same text and snippets.
+- ``prompts_get``: ``prompts/get`` of a random snippet with a short ``text`` (p50 and
+  p99), at most 3x the LSP floor at p50. The LSP floor is the LSP server's round trip of
+  a request with nothing to do: ``textDocument/completion`` on a line of a document open
+  in it that holds no ``%`` (answered ``null``). MCP's own ``ping`` is in the details:
+  what the SDK costs a request that does nothing;
+- ``prompts_list``: ``prompts/list`` at 1,000 snippets (p50), at most 3x what the LSP
+  server takes to send an answer of the same size. Its answer is ~260 KiB (a name, a
+  preview and the ``text`` argument per snippet), so the floor alone is no bound: the
+  bound is 3x (the floor + the answer's bytes at the LSP's cost per byte), that cost
+  measured in the same run on the LSP's ``snippets/list`` of the same snippets, sent in
+  turn with ``prompts/list`` ((its p50 - the floor) / its size as written, ~390 KiB:
+  it carries each value whole). The ratio to the floor is reported too;
+- ``mcp_expand``: ``tools/call expand_snippets`` of 1 MiB of prose (a marker per ~100
+  words), end to end, at most 2x the LSP server's ``snippets/expand`` of the same text;
+- ``startup``: spawn to ``initialize`` answered, beside the LSP server's; no target (for
+  information: the MCP SDK is imported then).
 
-Nothing here asserts a time: this script measures, the tests judge behavior.
+A latency runs from the write of the request (already encoded) to the arrival of the
+chunk that completed its answer, stamped before it is parsed. The LSP server is spoken
+to through the bench's ``BenchServer`` (the package's client transport, which stamps so).
+MCP's stdio transport is one JSON message per line, not LSP's Content-Length frames, so
+the MCP server has a reader of its own here (``McpServer``) that stamps the same way.
+
+Every input is generated here from a fixed seed; nothing touches the network. Nothing
+here asserts a time: this script measures, the tests judge behavior. It prints the rows
+and writes them as JSON (``--output``): ``report.Row.to_json`` under each row's id.
 """
 
 from __future__ import annotations
@@ -31,52 +50,39 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-try:
-    import pi_snippets_lsp
-except ImportError:  # run from a checkout without an install
-    sys.path.insert(0, str(REPO / "server"))
-    import pi_snippets_lsp
+sys.path[:0] = [str(REPO / "server"), str(REPO)]
 
+from scripts.bench.report import (  # noqa: E402
+    Row,
+    load_average,
+    ms,
+    number,
+    percentile,
+    print_table,
+)
+from scripts.bench.server import BenchError, BenchServer, write_settings  # noqa: E402
+from scripts.bench.shapes import prose, snippet_table  # noqa: E402
+from scripts.bench.sizes import MIB, SEED, TIMEOUT  # noqa: E402
+
+import pi_snippets_lsp  # noqa: E402
 from pi_snippets_lsp.core.expansion import expand  # noqa: E402
-from pi_snippets_lsp.wire.framing import FrameDecoder, Problem, encode  # noqa: E402
 
-SEED = 20240610
-MIB = 1 << 20
-TIMEOUT = 120.0
-WORDS = [
-    "the",
-    "code",
-    "review",
-    "test",
-    "plan",
-    "bug",
-    "fix",
-    "change",
-    "commit",
-    "branch",
-    "file",
-    "line",
-    "function",
-    "value",
-    "error",
-    "check",
-    "build",
-    "release",
-    "note",
-    "question",
-    "answer",
-    "summary",
-    "detail",
-    "step",
-    "first",
-    "then",
-]
+#: The most a p50 may be over the LSP's (the floor, or its time at the answer's size).
+GET_TARGET = 3.0
+LIST_TARGET = 3.0
+EXPAND_TARGET = 2.0
+#: Requests of each kind sent before measuring (first answers import and cache), and
+#: of the expansions of 1 MiB.
+WARMUP = 10
+EXPAND_WARMUP = 2
+VALUE_CHARS = 200
+FLOOR_URI = "file:///bench/floor.md"
 
 
 @dataclass(frozen=True)
@@ -88,119 +94,89 @@ class Sizes:
     expand_requests: int
 
 
-FULL = Sizes(snippets=1000, text_bytes=MIB, list_requests=30, get_requests=300, expand_requests=7)
+FULL = Sizes(snippets=1000, text_bytes=MIB, list_requests=50, get_requests=300, expand_requests=25)
 QUICK = Sizes(
     snippets=50, text_bytes=16 * 1024, list_requests=3, get_requests=10, expand_requests=2
 )
 
 
-def snippet_table(count: int, rng: random.Random) -> dict[str, str]:
-    names: set[str] = set()
-    while len(names) < count:
-        parts = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 7)))]
-        parts += [rng.choice(WORDS) for _ in range(rng.randint(0, 2))]
-        names.add("-".join(parts))
-    return {n: " ".join(rng.choices(WORDS, k=rng.randint(5, 60))) + "." for n in sorted(names)}
+class McpServer:
+    """``pi-snippets-lsp mcp`` with ``settings``, spoken to over stdio as a plain client:
+    one request at a time, JSON-RPC messages one per line."""
 
-
-def prose(nbytes: int, names: Sequence[str], rng: random.Random) -> str:
-    """Plain words and sentences, one known ``%name`` per ~100 words."""
-    out: list[str] = []
-    size = 0
-    countdown = rng.randint(80, 120)
-    while size < nbytes:
-        countdown -= 1
-        if countdown <= 0:
-            countdown = rng.randint(80, 120)
-            piece = "%" + rng.choice(names) + " "
-        else:
-            piece = rng.choice(WORDS) + rng.choice([" "] * 12 + [". ", ".\n"])
-        out.append(piece)
-        size += len(piece)
-    return "".join(out)
-
-
-class ServerError(Exception):
-    pass
-
-
-class Stdio:
-    """A server process; ``lsp`` frames with Content-Length, else JSON lines (MCP)."""
-
-    def __init__(self, argv: Sequence[str], cwd: Path, lsp: bool) -> None:
-        self.lsp = lsp
+    def __init__(self, work: Path, settings: Path) -> None:
+        self._log = (work / "server-mcp.log").open("wb")
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
+            [sys.executable, "-m", "pi_snippets_lsp", "mcp", "--settings", str(settings)],
+            cwd=work,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, "PI_CODING_AGENT_DIR": str(cwd)},
+            stderr=self._log,
+            env={**os.environ, "PI_CODING_AGENT_DIR": str(work)},
         )
         self._next_id = 0
-        self._inbox: queue.Queue[tuple[float, dict[str, Any] | None, int]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        #: (arrival of the chunk that completed it, the line), or None at the end.
+        self._inbox: queue.Queue[tuple[float, bytes] | None] = queue.Queue()
+        threading.Thread(target=self._read, name="bench-mcp-reader", daemon=True).start()
 
     def _read(self) -> None:
-        stream = self.proc.stdout
-        assert stream is not None
-        decoder = FrameDecoder()
-        #: The pieces of the line being read (joined once its newline arrives: a
-        #: megabyte line comes in many reads, and re-joining on each would be quadratic).
+        stdout = self.proc.stdout
+        assert stdout is not None
+        fd = stdout.fileno()
+        #: The pieces of the line being read, joined once its newline arrives (a
+        #: megabyte line comes in many reads; joining on each would be quadratic).
         pieces: list[bytes] = []
         while True:
-            chunk = os.read(stream.fileno(), 1 << 20)
+            chunk = os.read(fd, 65536)
+            arrived = time.perf_counter()
             if not chunk:
-                self._inbox.put((time.perf_counter(), None, 0))
+                self._inbox.put(None)
                 return
-            bodies: list[bytes] = []
-            if self.lsp:
-                decoder.feed(chunk)
-                for body in decoder.frames():
-                    if not isinstance(body, Problem):
-                        bodies.append(body)
-            elif b"\n" not in chunk:
-                pieces.append(chunk)
-            else:
-                head, *lines = chunk.split(b"\n")
-                pieces.append(head)
-                lines = [b"".join(pieces), *lines]
-                pieces = [lines.pop()]
-                bodies.extend(line for line in lines if line.strip())
-            for body in bodies:
-                self._inbox.put((time.perf_counter(), json.loads(body), len(body)))
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                pieces.append(chunk[start:end])
+                line = b"".join(pieces)
+                pieces = []
+                start = end + 1
+                if line.strip():
+                    self._inbox.put((arrived, line))
+            if start < len(chunk):
+                pieces.append(chunk[start:])
 
-    def _write(self, message: dict[str, Any]) -> None:
+    def _write(self, data: bytes) -> float:
+        """Write ``data``; the moment the write began."""
         stdin = self.proc.stdin
         assert stdin is not None
-        data = encode(message) if self.lsp else json.dumps(message).encode() + b"\n"
+        began = time.perf_counter()
         stdin.write(data)
         stdin.flush()
+        return began
 
     def notify(self, method: str, params: object) -> None:
-        self._write({"jsonrpc": "2.0", "method": method, "params": params})
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        self._write(json.dumps(message).encode() + b"\n")
 
     def timed(self, method: str, params: object) -> tuple[Any, float, int]:
-        """(result, seconds from write to the whole answer read, answer size in bytes)."""
+        """(result, seconds from the write to the answer's arrival, answer's bytes)."""
         self._next_id += 1
         request_id = self._next_id
-        start = time.perf_counter()
-        self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        deadline = start + TIMEOUT
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        began = self._write(json.dumps(message).encode() + b"\n")
+        deadline = began + TIMEOUT
         while True:
             try:
-                arrived, message, size = self._inbox.get(
-                    timeout=max(deadline - time.perf_counter(), 0.001)
-                )
+                item = self._inbox.get(timeout=max(deadline - time.perf_counter(), 0.001))
             except queue.Empty:
-                raise ServerError(f"no answer to {method}") from None
-            if message is None:
-                raise ServerError(f"the server closed its output (exit {self.proc.poll()})")
-            if message.get("id") == request_id and "method" not in message:
-                if "error" in message:
-                    raise ServerError(f"{method} failed: {message['error']}")
-                return message.get("result"), arrived - start, size
+                raise BenchError(f"no answer to {method}") from None
+            if item is None:
+                raise BenchError(f"the MCP server closed its output (exit {self.proc.poll()})")
+            arrived, line = item
+            answer = json.loads(line)
+            if answer.get("id") == request_id and "method" not in answer:
+                if "error" in answer:
+                    raise BenchError(f"{method} failed: {answer['error']}")
+                return answer.get("result"), arrived - began, len(line)
 
     def close(self) -> None:
         if self.proc.stdin is not None:
@@ -210,156 +186,235 @@ class Stdio:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self._log.close()
 
 
-def ms(seconds: float) -> float:
-    return round(seconds * 1000, 2)
+def shown(seconds: float) -> str:
+    return f"{number(ms(seconds))} ms"
 
 
-def percentile(samples: Sequence[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+def compact_size(value: object) -> int:
+    """The size of ``value`` as the LSP server writes it (compact, ASCII)."""
+    return len(json.dumps(value, separators=(",", ":")))
 
 
-def repeat(times: int, run: Callable[[], tuple[Any, float, int]]) -> tuple[list[float], int]:
-    seconds: list[float] = []
-    size = 0
-    for _ in range(times):
-        _, took, size = run()
-        seconds.append(took)
-    return seconds, size
+def p50(samples: Sequence[float]) -> float:
+    return statistics.median(samples)
+
+
+@dataclass
+class Bench:
+    """Both servers, started, and the inputs."""
+
+    sizes: Sizes
+    mcp: McpServer
+    lsp: BenchServer
+    table: dict[str, str]
+    text: str
+    rng: random.Random
+
+    def floor(self) -> float:
+        """One LSP floor request: completion on a line without ``%`` (``null``)."""
+        position = {"line": 0, "character": 5}
+        result, seconds = self.lsp.timed(
+            "textDocument/completion", {"textDocument": {"uri": FLOOR_URI}, "position": position}
+        )
+        if result is not None:
+            raise BenchError(f"the floor's completion answered {result!r}")
+        return seconds
+
+    def startup(self, mcp_seconds: float, lsp_seconds: float) -> Row:
+        return Row(
+            id="startup",
+            what="MCP server: spawn to `initialize` answered",
+            value=ms(mcp_seconds),
+            unit="ms",
+            reference=f"LSP server: {shown(lsp_seconds)}",
+            target="none (for information)",
+            met=None,
+            details={"lsp_ms": ms(lsp_seconds), "ratio": round(mcp_seconds / lsp_seconds, 3)},
+        )
+
+    def prompts_get(self) -> tuple[Row, list[float]]:
+        """``prompts/get``, the LSP floor and MCP's ``ping`` in turn; the floor's times
+        are the other rows' too."""
+        names = sorted(self.table)
+        get: list[float] = []
+        floor: list[float] = []
+        ping: list[float] = []
+        for turn in range(WARMUP + self.sizes.get_requests):
+            name = self.rng.choice(names)
+            arguments = {"text": f"then %{self.rng.choice(names)}"}
+            result, seconds, _ = self.mcp.timed(
+                "prompts/get", {"name": name, "arguments": arguments}
+            )
+            if not result["messages"][0]["content"]["text"].startswith(self.table[name]):
+                raise BenchError(f"prompts/get {name} answered {result!r}")
+            floor_seconds = self.floor()
+            ping_seconds = self.mcp.timed("ping", {})[1]
+            if turn >= WARMUP:
+                get.append(seconds)
+                floor.append(floor_seconds)
+                ping.append(ping_seconds)
+        ratio = p50(get) / p50(floor)
+        row = Row(
+            id="prompts_get",
+            what=f"`prompts/get` with a short `text` over stdio ({len(get)} requests)",
+            value=ms(p50(get)),
+            unit="ms",
+            reference=f"LSP floor p50 {shown(p50(floor))} / p99 "
+            f"{shown(percentile(floor, 0.99))} ({ratio:.2f}x); MCP `ping` p50 {shown(p50(ping))}",
+            target=f"p50 <= {GET_TARGET:g}x the LSP floor",
+            met=ratio <= GET_TARGET,
+            details={
+                "requests": len(get),
+                "p50_ms": ms(p50(get)),
+                "p99_ms": ms(percentile(get, 0.99)),
+                "ratio_to_floor": round(ratio, 3),
+                "floor_p50_ms": ms(p50(floor)),
+                "floor_p99_ms": ms(percentile(floor, 0.99)),
+                "mcp_ping_p50_ms": ms(p50(ping)),
+                "mcp_ping_p99_ms": ms(percentile(ping, 0.99)),
+            },
+        )
+        return row, floor
+
+    def prompts_list(self, floor: Sequence[float]) -> Row:
+        """``prompts/list`` and the LSP's ``snippets/list`` of the same snippets in turn."""
+        count = len(self.table)
+        listed: list[float] = []
+        lsp_listed: list[float] = []
+        size = lsp_size = 0
+        for turn in range(WARMUP + self.sizes.list_requests):
+            result, seconds, size = self.mcp.timed("prompts/list", {})
+            if len(result["prompts"]) != count:
+                raise BenchError(f"prompts/list listed {len(result['prompts'])} of {count}")
+            answer, lsp_seconds = self.lsp.timed("snippets/list", {})
+            if len(answer["snippets"]) != count:
+                raise BenchError(f"snippets/list listed {len(answer['snippets'])} of {count}")
+            lsp_size = compact_size(answer)
+            if turn >= WARMUP:
+                listed.append(seconds)
+                lsp_listed.append(lsp_seconds)
+        floor50, lsp50, ours = p50(floor), p50(lsp_listed), p50(listed)
+        per_byte = max(lsp50 - floor50, 0.0) / lsp_size
+        same_size = floor50 + size * per_byte
+        bound = LIST_TARGET * same_size
+        return Row(
+            id="prompts_list",
+            what=f"`prompts/list` at {count:,} snippets over stdio ({size / 1024:,.0f} KiB)",
+            value=ms(ours),
+            unit="ms",
+            reference=f"LSP floor {shown(floor50)} ({ours / floor50:.1f}x); LSP at "
+            f"{size / 1024:,.0f} KiB {shown(same_size)} (`snippets/list`: {shown(lsp50)} "
+            f"for {lsp_size / 1024:,.0f} KiB)",
+            target=f"p50 <= {LIST_TARGET:g}x the LSP at the same answer size ({shown(bound)})",
+            met=ours <= bound,
+            details={
+                "snippets": count,
+                "requests": len(listed),
+                "p50_ms": ms(ours),
+                "best_ms": ms(min(listed)),
+                "answer_bytes": size,
+                "ratio_to_floor": round(ours / floor50, 3),
+                "floor_p50_ms": ms(floor50),
+                "lsp_list_p50_ms": ms(lsp50),
+                "lsp_list_bytes": lsp_size,
+                "lsp_ns_per_byte": round(per_byte * 1e9, 2),
+                "lsp_same_size_ms": ms(same_size),
+                "bound_ms": ms(bound),
+                "ratio_to_same_size": round(ours / same_size, 3),
+            },
+        )
+
+    def expand(self) -> Row:
+        """``tools/call expand_snippets`` and ``snippets/expand`` of the same text in turn."""
+        expected = expand(self.text, self.table).text
+        ours: list[float] = []
+        theirs: list[float] = []
+        size = lsp_size = 0
+        for turn in range(EXPAND_WARMUP + self.sizes.expand_requests):
+            result, seconds, size = self.mcp.timed(
+                "tools/call", {"name": "expand_snippets", "arguments": {"text": self.text}}
+            )
+            if result["structuredContent"]["text"] != expected:
+                raise BenchError("expand_snippets differs from the in-process pass")
+            answer, lsp_seconds = self.lsp.timed("snippets/expand", {"text": self.text})
+            if answer["text"] != expected:
+                raise BenchError("snippets/expand differs from the in-process pass")
+            lsp_size = compact_size(answer)
+            if turn >= EXPAND_WARMUP:
+                ours.append(seconds)
+                theirs.append(lsp_seconds)
+        ratio = p50(ours) / p50(theirs)
+        mib = len(self.text.encode()) / MIB
+        return Row(
+            id="mcp_expand",
+            what=f"`tools/call expand_snippets` of {mib:.2f} MiB prose, end to end over stdio",
+            value=ms(p50(ours)),
+            unit="ms",
+            reference=f"LSP `snippets/expand` of the same text: {shown(p50(theirs))} "
+            f"({ratio:.2f}x); answers {size / MIB:.2f} MiB vs {lsp_size / MIB:.2f} MiB",
+            target=f"p50 <= {EXPAND_TARGET:g}x the LSP's",
+            met=ratio <= EXPAND_TARGET,
+            details={
+                "text_bytes": len(self.text.encode()),
+                "requests": len(ours),
+                "p50_ms": ms(p50(ours)),
+                "best_ms": ms(min(ours)),
+                "lsp_p50_ms": ms(p50(theirs)),
+                "lsp_best_ms": ms(min(theirs)),
+                "ratio": round(ratio, 3),
+                "answer_bytes": size,
+                "lsp_answer_bytes": lsp_size,
+            },
+        )
+
+
+def measure(sizes: Sizes, work: Path) -> list[Row]:
+    count = sizes.snippets
+    table = snippet_table("words", count, VALUE_CHARS, SEED + count + 1)
+    text = prose(sizes.text_bytes, list(table), random.Random(SEED))
+    settings = work / "settings.json"
+    write_settings(settings, table)
+
+    mcp = McpServer(work, settings)
+    lsp: BenchServer | None = None
+    try:
+        client = {"name": "pi-snippets-bench", "version": "0"}
+        params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}
+        mcp.timed("initialize", params)
+        mcp_startup = time.perf_counter() - mcp.started
+        mcp.notify("notifications/initialized", {})
+        lsp = BenchServer(work, settings, "lsp")
+        lsp_startup = lsp.start(count)
+        item = {"uri": FLOOR_URI, "languageId": "markdown", "version": 1}
+        lsp.notify("textDocument/didOpen", {"textDocument": {**item, "text": "plain words"}})
+        bench = Bench(sizes, mcp, lsp, table, text, random.Random(SEED + 5))
+        rows = [bench.startup(mcp_startup, lsp_startup)]
+        get, floor = bench.prompts_get()
+        rows += [bench.prompts_list(floor), get, bench.expand()]
+    finally:
+        mcp.close()
+        if lsp is not None:
+            lsp.close()
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, a smoke run")
-    parser.add_argument("--output", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--output", type=Path, help="also write the rows as JSON here")
     args = parser.parse_args(argv)
-    sizes = QUICK if args.quick else FULL
-    rng = random.Random(SEED)
-    table = snippet_table(sizes.snippets, rng)
-    names = sorted(table)
-    text = prose(sizes.text_bytes, names, rng)
-    expected = expand(text, table).text
-    rows: list[tuple[str, str, dict[str, float]]] = []
-
+    before = load_average()
     with tempfile.TemporaryDirectory(prefix="pi-snippets-bench-mcp-") as folder:
-        work = Path(folder)
-        settings = work / "settings.json"
-        settings.write_text(json.dumps({"piSimpleSnippets": {"snippets": table}}))
-
-        mcp = Stdio(
-            [sys.executable, "-m", "pi_snippets_lsp", "mcp", "--settings", str(settings)],
-            work,
-            lsp=False,
-        )
-        try:
-            mcp.timed(
-                "initialize",
-                {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "bench", "version": "0"},
-                },
-            )
-            spawn_to_answer = time.perf_counter() - mcp.started
-            mcp.notify("notifications/initialized", {})
-            rows.append(("startup", "spawn to `initialize` answered", {"ms": ms(spawn_to_answer)}))
-
-            seconds, size = repeat(sizes.list_requests, lambda: mcp.timed("prompts/list", {}))
-            listed = mcp.timed("prompts/list", {})[0]
-            assert len(listed["prompts"]) == sizes.snippets
-            rows.append(
-                (
-                    "prompts_list",
-                    f"`prompts/list` at {sizes.snippets:,} snippets",
-                    {
-                        "p50_ms": ms(statistics.median(seconds)),
-                        "best_ms": ms(min(seconds)),
-                        "kib": round(size / 1024, 1),
-                    },
-                )
-            )
-
-            picks = [rng.choice(names) for _ in range(sizes.get_requests)]
-            seconds = []
-            for name in picks:
-                result, took, _ = mcp.timed(
-                    "prompts/get",
-                    {"name": name, "arguments": {"text": f"then %{rng.choice(names)}"}},
-                )
-                assert result["messages"][0]["content"]["text"].startswith(table[name])
-                seconds.append(took)
-            rows.append(
-                (
-                    "prompts_get",
-                    f"`prompts/get` with a short `text` ({sizes.get_requests} requests)",
-                    {
-                        "p50_ms": ms(statistics.median(seconds)),
-                        "p99_ms": ms(percentile(seconds, 0.99)),
-                    },
-                )
-            )
-
-            def call() -> tuple[Any, float, int]:
-                result, took, size = mcp.timed(
-                    "tools/call", {"name": "expand_snippets", "arguments": {"text": text}}
-                )
-                assert result["structuredContent"]["text"] == expected
-                return result, took, size
-
-            seconds, _ = repeat(sizes.expand_requests, call)
-            mcp_expand = statistics.median(seconds)
-            rows.append(
-                (
-                    "mcp_expand",
-                    f"`tools/call expand_snippets` of {len(text) / MIB:.2f} MiB prose",
-                    {"p50_ms": ms(mcp_expand), "best_ms": ms(min(seconds))},
-                )
-            )
-        finally:
-            mcp.close()
-
-        lsp = Stdio(
-            [sys.executable, "-m", "pi_snippets_lsp", "--settings", str(settings)], work, lsp=True
-        )
-        try:
-            lsp.timed("initialize", {"processId": None, "capabilities": {}})
-            lsp_startup = time.perf_counter() - lsp.started
-            lsp.notify("initialized", {})
-            rows.append(
-                (
-                    "lsp_startup",
-                    "LSP server: spawn to `initialize` answered (reference)",
-                    {"ms": ms(lsp_startup)},
-                )
-            )
-
-            def lsp_call() -> tuple[Any, float, int]:
-                result, took, size = lsp.timed("snippets/expand", {"text": text})
-                assert result["text"] == expected
-                return result, took, size
-
-            seconds, _ = repeat(sizes.expand_requests, lsp_call)
-            rows.append(
-                (
-                    "lsp_expand",
-                    "LSP `snippets/expand` of the same text (reference)",
-                    {"p50_ms": ms(statistics.median(seconds)), "best_ms": ms(min(seconds))},
-                )
-            )
-        finally:
-            lsp.close()
-
-    width = max(len(label) for _, label, _ in rows)
+        rows = measure(QUICK if args.quick else FULL, Path(folder))
     print(f"pi-snippets-lsp {pi_snippets_lsp.__version__}, Python {sys.version.split()[0]}")
-    for _, label, figures in rows:
-        shown = ", ".join(f"{key} {value}" for key, value in figures.items())
-        print(f"{label.ljust(width)}  {shown}")
+    print_table(rows)
+    print(f"\nload average {before} -> {load_average()}")
     if args.output:
-        args.output.write_text(
-            json.dumps({key: figures for key, _, figures in rows}, indent=2) + "\n"
-        )
+        results = {row.id: row.to_json() for row in rows}
+        args.output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
     return 0
 
 

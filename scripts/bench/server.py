@@ -188,10 +188,11 @@ class BenchServer:
                     return None
                 self._changed.wait(remaining)
 
-    def start(self, count: int) -> None:
+    def start(self, count: int) -> float:
         """``initialize``, ``initialized``, and wait for the first load of ``count``
-        snippets (a server without ``snippets/didLoad`` is asked for its list)."""
-        self.initialize()
+        snippets (a server without ``snippets/didLoad`` is asked for its list); seconds
+        from spawn to the answer to ``initialize``."""
+        initialized = self.initialize()
         mark = len(self.notifications)
         self.notify("initialized", {})
         loaded = self.wait_notification("snippets/didLoad", mark)
@@ -202,6 +203,7 @@ class BenchServer:
                 f"the server loaded {loaded.params.get('count')} of {count} snippets: "
                 f"{loaded.params.get('warnings')}"
             )
+        return initialized
 
     def close(self) -> None:
         try:

@@ -1,7 +1,7 @@
 """``scripts/bench/mcp.py --quick`` runs every measure at tiny sizes, so it cannot rot.
 
 Nothing here judges a time: what is checked is that the bench runs to the end and
-reports every row.
+reports every row in the bench's row format, each with its target and whether it was met.
 """
 
 from __future__ import annotations
@@ -13,7 +13,10 @@ from pathlib import Path
 
 from .conftest import REPO
 
-ROWS = {"startup", "prompts_list", "prompts_get", "mcp_expand", "lsp_startup", "lsp_expand"}
+#: The rows with a target, and the one for information (no target: ``met`` is None).
+TARGETED = {"prompts_list", "prompts_get", "mcp_expand"}
+ROWS = {*TARGETED, "startup"}
+FIELDS = {"id", "what", "value", "unit", "reference", "target", "met", "details"}
 
 
 def test_the_quick_mcp_bench_runs_every_measure(tmp_path: Path) -> None:
@@ -32,6 +35,17 @@ def test_the_quick_mcp_bench_runs_every_measure(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    figures = json.loads(output.read_text())
-    assert set(figures) == ROWS
-    assert all(value >= 0 for row in figures.values() for value in row.values())
+    rows = json.loads(output.read_text())
+    assert set(rows) == ROWS
+    for key, row in rows.items():
+        assert set(row) == FIELDS
+        assert row["id"] == key
+        assert isinstance(row["target"], str) and row["target"]
+        assert isinstance(row["value"], int | float) and row["value"] >= 0
+        assert row["met"] in ((True, False) if key in TARGETED else (None,))
+    # Each targeted row is beside the LSP server's figure of the same run.
+    assert rows["prompts_get"]["details"]["floor_p50_ms"] > 0
+    assert "p99_ms" in rows["prompts_get"]["details"]
+    assert rows["prompts_list"]["details"]["answer_bytes"] > 0
+    assert rows["mcp_expand"]["details"]["lsp_p50_ms"] > 0
+    assert "| what | measured | reference | target | met |" in done.stdout
