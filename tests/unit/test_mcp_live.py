@@ -7,7 +7,9 @@ settings files in a temporary folder.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import weakref
 from pathlib import Path
 
 import pytest
@@ -202,3 +204,35 @@ async def test_the_watcher_reloads_on_a_save(tmp_path: Path) -> None:
         assert names(snippets.config) == ["a", "b"]
     finally:
         snippets.stop()
+
+
+async def test_each_generation_is_frozen_out_of_the_collectors_walks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process serves one client: a generation lives until the next load, so full
+    collections must not walk it (they paused prompts/list for ~100 ms)."""
+    frozen: list[int] = []
+    user = tmp_path / "settings.json"
+    write(user, {"a": "A"})
+    snippets, _ = live_of(McpFlags(settings=str(user)))
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(snippets.generation))
+    await snippets.reload()
+    await snippets.reload()
+    assert frozen == [1, 2]
+
+
+async def test_a_replaced_generation_is_freed_by_its_counts(tmp_path: Path) -> None:
+    """Frozen objects are never collected, only freed when nothing refers to them: a
+    generation must hold no reference cycle, or each reload would leak it."""
+    user = tmp_path / "settings.json"
+    write(user, {"a": "A"})
+    snippets, recorder = live_of(McpFlags(settings=str(user)))
+    first = weakref.ref(await snippets.reload())
+    gc.disable()
+    try:
+        write(user, {"b": "B"})
+        await snippets.reload()
+        recorder.loads.clear()
+        assert first() is None
+    finally:
+        gc.enable()

@@ -5,7 +5,10 @@ internal error tells the client, answers to pipelined requests (docs/lsp.md,
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +147,49 @@ async def test_two_connections_share_nothing(tmp_path: Path) -> None:
     await settle(two)
     for connection in (one, two):
         connection.close()
+
+
+async def test_a_connection_leaves_its_generations_to_the_collector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A daemon's connection (the default) does not freeze: the daemon collects its
+    ended sessions, and frozen objects are never collected."""
+    frozen: list[None] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(None))
+    connection, _ = connect(tmp_path)
+    connection.feed(INITIALIZE + notification("initialized"))
+    await settle(connection)
+    assert connection.server.session.generation == 1
+    assert frozen == []
+    connection.close()
+
+
+def test_a_stdio_server_freezes_its_start_and_each_generation(tmp_path: Path) -> None:
+    """Serving stdio, the process has one session: what start-up made, and each
+    generation, are frozen out of the collector's walks (``gc.freeze``): full
+    collections walking a large generation paused requests for tens of milliseconds."""
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"piSimpleSnippets": {"snippets": {"a": "AAA"}}}))
+    script = (
+        "import gc, sys\n"
+        "from pi_snippets_lsp.lsp.session import ServerFlags\n"
+        "from pi_snippets_lsp.lsp.transport import serve_stdio\n"
+        "calls = []\n"
+        "gc.freeze = lambda: calls.append(None)\n"
+        f"code = serve_stdio(ServerFlags(user_settings={str(settings)!r}))\n"
+        "print('freezes', len(calls), file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    stdin = (
+        INITIALIZE
+        + notification("initialized")
+        + request(2, "snippets/reload", {})
+        + request(3, "shutdown")
+        + notification("exit")
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=stdin, capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    # The start, the first generation, the reload's.
+    assert "freezes 3" in done.stderr.decode()

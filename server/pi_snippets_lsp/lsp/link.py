@@ -11,6 +11,7 @@ stall the session.
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
@@ -41,6 +42,13 @@ class ClientLink:
     def __init__(self, server: LanguageServer, features: Callable[[], ClientFeatures]) -> None:
         self.server = server
         self.features = features
+        #: The process serves this session alone (stdio): each generation is frozen out
+        #: of the garbage collector's walks (``gc.freeze``). A full collection walks every
+        #: tracked object; a generation of 100,000 snippets and its index made each one
+        #: take tens of milliseconds, a pause of whatever request met it, for objects
+        #: that live until the next load (and are freed by their counts then: they hold
+        #: no cycles). A daemon does not: it collects its ended sessions (``lsp.daemon``).
+        self.freeze_generations = False
 
     def show(self, kind: MessageKind, text: str) -> None:
         message_type = _MESSAGE_TYPES[kind]
@@ -86,6 +94,8 @@ class ClientLink:
         )
 
     def reloaded(self) -> None:
+        if self.freeze_generations:
+            gc.freeze()
         if self.features().semantic_tokens_refresh:
             self.server.workspace_semantic_tokens_refresh(None)
 

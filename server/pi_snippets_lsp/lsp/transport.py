@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import gc
 import logging
 import os
 import queue
@@ -334,6 +335,10 @@ async def _serve_stdio(flags: ServerFlags, stdin: IO[bytes], stdout: IO[bytes]) 
     limits = flags.limits
     writer = _ThreadedWriter(stdout, lost, limits.max_unsent, limits.stuck_timeout)
     connection = Channel(flags, writer, "stdio")
+    # One session in the process: what start-up made (modules, classes: most of the heap)
+    # and each generation stay out of the collector's walks (``ClientLink``).
+    connection.server.link.freeze_generations = True
+    gc.freeze()
 
     fd = stdin.fileno()
 
