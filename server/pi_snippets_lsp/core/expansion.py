@@ -27,7 +27,7 @@ and by bulk operations over lists, not by Python statements per ``%``.
   number of markers. A cut after a separator changes no boundary (it is one), and no
   marker spans a separator. A window with a run of three or more wrappers before a ``%``
   (which the lookbehinds cannot see whole) takes the plain scan: each candidate ``%``
-  of ``MARKER_CANDIDATE_RE`` checked with ``is_boundary_before`` (``_markers``).
+  of ``MARKER_CANDIDATE_RE`` checked with ``is_boundary_before`` (``marker_spans``).
 
 What changed (``Expansion.replacements``) is not stored per marker but produced again on
 demand by that plain scan, which also checks the fast pass: both must find as many.
@@ -44,6 +44,7 @@ from operator import is_
 from typing import Final, NamedTuple, overload
 
 from pi_snippets_lsp.core.grammar import (
+    COMMON_SEPARATORS,
     MARKER_CANDIDATE_RE,
     SEPARATORS,
     TRIGGER,
@@ -189,7 +190,7 @@ class Replacement:
     new_text: str
 
 
-def _markers(
+def marker_spans(
     text: str, snippets: Mapping[str, str], start: int = 0, end: int | None = None
 ) -> Iterator[tuple[int, int, str]]:
     """Every marker of ``text[start:end]`` that expands, left to right: (start, end, new
@@ -199,6 +200,9 @@ def _markers(
     ``start`` is the marker's ``%``; the boundary, the wrappers and the trailing
     punctuation are kept as typed, so only ``%name`` or ``%%name`` is replaced.
     """
+    # A separator right before the ``%`` is a boundary (no separator is a wrapper); only
+    # other characters need the whole test.
+    separators = COMMON_SEPARATORS
     for match in MARKER_CANDIDATE_RE.finditer(text, start, len(text) if end is None else end):
         escape, name = match.groups()
         if escape:
@@ -208,9 +212,9 @@ def _markers(
             if value is None:
                 continue
             new_text = value
-        found = match.start()
-        if not found or is_boundary_before(text, found):
-            yield found, match.end(), new_text
+        found, after = match.span()
+        if not found or text[found - 1] in separators or is_boundary_before(text, found):
+            yield found, after, new_text
 
 
 class Replacements(Sequence[Replacement]):
@@ -238,7 +242,7 @@ class Replacements(Sequence[Replacement]):
             yield from self._items
             return
         seen = 0
-        for start, end, new_text in _markers(self._text, self._snippets):
+        for start, end, new_text in marker_spans(self._text, self._snippets):
             seen += 1
             yield Replacement(start, end, new_text)
         if seen != self._count:
@@ -275,11 +279,11 @@ class Expansion:
 
 
 def _plain_window(text: str, snippets: Mapping[str, str], start: int, end: int) -> tuple[str, int]:
-    """``text[start:end]`` expanded the plain way (``_markers``), and its replacements."""
+    """``text[start:end]`` expanded the plain way (``marker_spans``), and its replacements."""
     pieces: list[str] = []
     last = start
     replaced = 0
-    for found, after, new_text in _markers(text, snippets, start, end):
+    for found, after, new_text in marker_spans(text, snippets, start, end):
         pieces += (text[last:found], new_text)
         last = after
         replaced += 1

@@ -6,12 +6,12 @@ A *marker* here is a span that ``snippets/expand`` would replace: a ``%name`` na
 configured snippet at a boundary, or an escape ``%%name`` (which becomes the literal
 ``%name``). Every editor feature that points at markers (hover, definition, semantic
 tokens, "Expand snippet markers") takes them from this module, and this module takes
-them from :func:`..expansion.expand` itself, so what the editor shows and what submission
-does agree by construction: ``x%name``, ``%Name`` and unknown names are not markers, and
-with no snippet configured nothing is (not even ``%%name``, which submission then leaves
-alone).
+them from expansion's own scan (``expansion.marker_spans``), so what the editor shows
+and what submission does agree by construction: ``x%name``, ``%Name`` and unknown names
+are not markers, and with no snippet configured nothing is (not even ``%%name``, which
+submission then leaves alone).
 
-Only the lines concerned are expanded. That gives the same spans as expanding the whole
+Only the lines concerned are scanned. That gives the same spans as scanning the whole
 text: a marker never spans a line break, and the start of a line is a boundary exactly as
 the start of the text is (every LSP line break is JavaScript whitespace).
 """
@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from pi_snippets_lsp.core.expansion import expand
+from pi_snippets_lsp.core.expansion import marker_spans as expansion_spans
 from pi_snippets_lsp.core.grammar import TRIGGER
 
 _ESCAPE: Final = TRIGGER + TRIGGER
@@ -68,20 +68,44 @@ def markers(
 def iter_markers(
     text: str, snippets: Mapping[str, str], start: int = 0, end: int | None = None
 ) -> Iterator[Marker]:
-    """:func:`markers`, one at a time: a caller walking a large text (semantic tokens)
-    keeps no list of them, which would make the garbage collector walk it again and
-    again while it grows."""
+    """:func:`markers`, one at a time: a caller walking a large text keeps no list of
+    them, which would make the garbage collector walk it again and again while it grows."""
+    for a, b, new_text in _spans(text, snippets, start, end):
+        escape = text.startswith(_ESCAPE, a)
+        name = text[a + len(_ESCAPE) : b] if escape else text[a + len(TRIGGER) : b]
+        yield Marker(a, b, name, escape, new_text)
+
+
+def marker_spans(
+    text: str, snippets: Mapping[str, str], start: int = 0, end: int | None = None
+) -> Iterator[tuple[int, int, bool]]:
+    """:func:`markers` as ``(start, end, escape)`` only, for a caller that needs no more
+    of each (semantic tokens: a dense 4 MB prompt holds half a million markers). The
+    whole text (the default) needs no range test."""
+    if start != 0 or end is not None or not snippets:
+        for a, b, _ in _spans(text, snippets, start, end):
+            yield a, b, text.startswith(_ESCAPE, a)
+        return
+    escape = _ESCAPE
+    for a, b, _ in expansion_spans(text, snippets):
+        yield a, b, text.startswith(escape, a)
+
+
+def _spans(
+    text: str, snippets: Mapping[str, str], start: int, end: int | None
+) -> Iterator[tuple[int, int, str]]:
+    """Expansion's own markers (``expansion.marker_spans``) on the lines ``start``..``end``
+    touch, those the range takes (see :func:`markers`). With no snippet there is none,
+    not even an escape: submission then leaves the text alone (``expansion.expand``)."""
+    if not snippets:
+        return
     end = len(text) if end is None else end
     first = _line_start(text, start)
     last = _line_end(text, max(start, end))
-    for replacement in expand(text[first:last], snippets).replacements:
-        a, b = first + replacement.start, first + replacement.end
-        if not (a <= start <= b if start == end else a < end and b > start):
-            continue
-        typed = text[a:b]
-        escape = typed.startswith(_ESCAPE)
-        name = typed[len(_ESCAPE) :] if escape else typed[len(TRIGGER) :]
-        yield Marker(a, b, name, escape, replacement.new_text)
+    cursor = start == end
+    for a, b, new_text in expansion_spans(text, snippets, first, last):
+        if a <= start <= b if cursor else a < end and b > start:
+            yield a, b, new_text
 
 
 def marker_at(text: str, offset: int, snippets: Mapping[str, str]) -> Marker | None:

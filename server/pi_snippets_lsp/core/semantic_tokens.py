@@ -19,7 +19,7 @@ from typing import Final
 
 from pi_snippets_lsp.core.documents import Document, Encoding
 from pi_snippets_lsp.core.line_codec import units_of
-from pi_snippets_lsp.core.markers import iter_markers
+from pi_snippets_lsp.core.markers import marker_spans
 
 #: The legend's token types; a token's type is its index here.
 TOKEN_TYPES: Final = ("macro", "string")
@@ -39,37 +39,45 @@ def semantic_tokens(
     the whole document by default). ``document`` may be its text (a snapshot taken on
     the event loop, for a worker thread).
 
-    Linear in the text: one walk from the start, carrying the current line and the
-    column of the last marker, so each character is looked at a bounded number of times
-    whatever the number of markers on a line (looking up each marker's position from the
-    start of its line cost a 4 MB line 35 seconds).
+    Linear in the text: one walk from the start, carrying the current line (and the
+    break that ends it) and the column of the last marker, so each character is looked
+    at a bounded number of times whatever the number of markers on a line (looking up each marker's
+    position from the start of its line cost a 4 MB line 35 seconds). Markers are taken
+    as spans (``markers.marker_spans``): a dense 4 MB prompt holds half a million.
     """
     text = document if isinstance(document, str) else document.text
+    # Columns count code points when every character is one unit (the common case).
+    same_units = encoding == "utf-32" or text.isascii()
+    has_cr = "\r" in text
     data: list[int] = []
     line, column, anchor = 0, 0, 0  # ``anchor``: an offset on ``line`` at ``column``
     last_line, last_column = 0, 0
-    for marker in iter_markers(text, snippets, start, end):
-        breaks = _line_breaks(text, anchor, marker.start)
-        if breaks:
-            line += breaks
-            anchor = max(
-                text.rfind("\n", anchor, marker.start), text.rfind("\r", anchor, marker.start)
-            )
-            anchor, column = anchor + 1, 0
-        column += units_of(text[anchor : marker.start], encoding)
-        length = marker.end - marker.start
+    line_end = _next_break(text, 0, has_cr)  # the break that ends ``line``
+    for start_of, end_of, escape in marker_spans(text, snippets, start, end):
+        while start_of > line_end:  # on a later line: past each break to it
+            line += 1
+            anchor = line_end + (2 if text.startswith("\r\n", line_end) else 1)
+            column = 0
+            line_end = _next_break(text, anchor, has_cr)
+        if same_units:
+            column += start_of - anchor
+        else:
+            column += units_of(text[anchor:start_of], encoding)
         delta_line = line - last_line
         delta_start = column - last_column if delta_line == 0 else column
-        kind = ESCAPE_TYPE if marker.escape else MARKER_TYPE
-        data.extend((delta_line, delta_start, length, kind, 0))
+        kind = ESCAPE_TYPE if escape else MARKER_TYPE
+        data += (delta_line, delta_start, end_of - start_of, kind, 0)
         last_line, last_column = line, column
-        anchor = marker.start
+        anchor = start_of
     return data
 
 
-def _line_breaks(text: str, start: int, end: int) -> int:
-    """LSP line breaks (``\\n``, ``\\r\\n``, ``\\r``) in ``text[start:end]``. A marker never
-    holds one, and ``end`` is a marker's ``%``, so no CRLF is cut in two."""
-    lf = text.count("\n", start, end)
-    cr = text.count("\r", start, end)
-    return lf + cr - (text.count("\r\n", start, end) if lf and cr else 0)
+def _next_break(text: str, start: int, has_cr: bool) -> int:
+    """Where the first LSP line break at or after ``start`` is (``len(text)``: none)."""
+    lf = text.find("\n", start)
+    if lf < 0:
+        lf = len(text)
+    if not has_cr:
+        return lf
+    cr = text.find("\r", start, lf)
+    return lf if cr < 0 else cr
