@@ -551,7 +551,7 @@ def test_the_answers_kept_are_bounded_and_the_least_recently_asked_go_first() ->
     names = sorted(f"name-{i}" for i in range(50))
     index = FuzzyIndex(names)
     kept = ranking._ANSWERS_KEPT
-    queries = [f"n{i}" for i in range(kept)]
+    queries = [f"n{i}" for i in range(kept)]  # two characters: one-character ones stay
     for query in queries:
         index.rank(query, 5)
     index.rank(queries[0], 5)  # asked again: now the most recent
@@ -565,7 +565,30 @@ def test_the_answers_kept_are_bounded_and_the_least_recently_asked_go_first() ->
 def test_a_whole_ranking_is_not_kept() -> None:
     index = FuzzyIndex(["a", "ab", "b"])
     assert index.rank("a").indices == [0, 1]
-    assert index._answers == {}
+    assert index.rank("ab").indices == [1]
+    assert index._answers == {} and index._first_keys == {}
     assert index.rank("a", 1) == ranking.Ranked([0], True)
-    assert index.rank("a", 2) == ranking.Ranked([0, 1], False)
-    assert set(index._answers) == {("a", 1), ("a", 2)}
+    assert index.rank("ab", 2) == ranking.Ranked([1], False)
+    assert set(index._first_keys) == {("a", 1)}
+    assert set(index._answers) == {("ab", 2)}
+
+
+def test_one_character_answers_stay_whatever_else_is_asked() -> None:
+    names = sorted(f"name-{i}" for i in range(50))
+    index = FuzzyIndex(names)
+    first = index.rank("n", 20)
+    for i in range(ranking._ANSWERS_KEPT + 5):
+        index.rank(f"n{i}", 20)
+    assert ("n", 20) in index._first_keys
+    with mock.patch.object(FuzzyIndex, "_rank", side_effect=AssertionError("ranked again")):
+        again = index.rank("n", 20)
+    assert again == first and again.indices is not first.indices
+    assert ("n", 20) not in index._answers
+
+
+def test_the_one_character_answers_kept_are_bounded() -> None:
+    alphabet = [chr(0x4E00 + i) for i in range(ranking._MOST_KEPT_SETS + 3)]
+    index = FuzzyIndex(alphabet)
+    for char in alphabet:
+        assert index.rank(char, 1).indices == [alphabet.index(char)]
+    assert len(index._first_keys) == ranking._MOST_KEPT_SETS

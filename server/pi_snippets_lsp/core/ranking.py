@@ -222,6 +222,7 @@ class FuzzyIndex:
     __slots__ = (
         "_answers",
         "_count",
+        "_first_keys",
         "_holding",
         "_joined",
         "_lowered",
@@ -253,6 +254,8 @@ class FuzzyIndex:
         #: The latest popup answers, by query and limit (``_ANSWERS_KEPT``): a person
         #: types the same few characters after ``%`` again and again.
         self._answers: dict[tuple[str, int], Ranked] = {}
+        #: One-character queries' popup answers, kept for the index's life.
+        self._first_keys: dict[tuple[str, int], Ranked] = {}
         if all(map(le, lowered, islice(lowered, 1, None))):
             self._sorted = lowered
         if any("\n" in text for text in lowered):
@@ -271,12 +274,21 @@ class FuzzyIndex:
         """The indices of the matching texts, best first (at most ``limit``).
 
         A blank query keeps every text in its given order. A popup's answer (one with a
-        ``limit``) is kept for the query asked again (``_ANSWERS_KEPT``, the least
-        recently asked dropped first); the caller gets its own list.
+        ``limit``) is kept for the query asked again: a one-character query's for as long
+        as the index lives (the first keystroke after ``%``; at most ``_MOST_KEPT_SETS``
+        of them), a longer one's among the latest ``_ANSWERS_KEPT`` (the least recently
+        asked dropped first). The caller gets its own list.
         """
         if limit is None:
             return self._rank(query, limit)
         key = (query, limit)
+        if len(query) == 1:  # kept for the generation: a few dozen, typed most often
+            answer = self._first_keys.get(key)
+            if answer is None:
+                answer = self._rank(query, limit)
+                if len(self._first_keys) < _MOST_KEPT_SETS:
+                    self._first_keys[key] = answer
+            return Ranked(list(answer.indices), answer.truncated)
         answer = self._answers.pop(key, None)
         if answer is None:
             answer = self._rank(query, limit)
