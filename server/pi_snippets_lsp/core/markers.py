@@ -78,17 +78,14 @@ def iter_markers(
 
 def marker_spans(
     text: str, snippets: Mapping[str, str], start: int = 0, end: int | None = None
-) -> Iterator[tuple[int, int, bool]]:
-    """:func:`markers` as ``(start, end, escape)`` only, for a caller that needs no more
-    of each (semantic tokens: a dense 4 MB prompt holds half a million markers). The
-    whole text (the default) needs no range test."""
-    if start != 0 or end is not None or not snippets:
-        for a, b, _ in _spans(text, snippets, start, end):
-            yield a, b, text.startswith(_ESCAPE, a)
-        return
-    escape = _ESCAPE
-    for a, b, _ in expansion_spans(text, snippets):
-        yield a, b, text.startswith(escape, a)
+) -> Iterator[tuple[int, int, str]]:
+    """:func:`markers` as ``(start, end, new_text)`` only (an escape is one whose text
+    starts with ``%%``), for a caller that needs no more of each: semantic tokens, where
+    a dense 4 MB prompt holds half a million markers. The whole text (the default) is
+    expansion's own scan as it is, with no range to test."""
+    if start == 0 and end is None and snippets:
+        return expansion_spans(text, snippets)
+    return _spans(text, snippets, start, end)
 
 
 def _spans(

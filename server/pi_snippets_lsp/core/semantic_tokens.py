@@ -18,9 +18,11 @@ from collections.abc import Mapping
 from typing import Final
 
 from pi_snippets_lsp.core.documents import Document, Encoding
+from pi_snippets_lsp.core.grammar import TRIGGER
 from pi_snippets_lsp.core.line_codec import units_of
 from pi_snippets_lsp.core.markers import marker_spans
 
+_ESCAPE: Final = TRIGGER + TRIGGER
 #: The legend's token types; a token's type is its index here.
 TOKEN_TYPES: Final = ("macro", "string")
 MARKER_TYPE: Final = TOKEN_TYPES.index("macro")
@@ -53,7 +55,7 @@ def semantic_tokens(
     line, column, anchor = 0, 0, 0  # ``anchor``: an offset on ``line`` at ``column``
     last_line, last_column = 0, 0
     line_end = _next_break(text, 0, has_cr)  # the break that ends ``line``
-    for start_of, end_of, escape in marker_spans(text, snippets, start, end):
+    for start_of, end_of, _ in marker_spans(text, snippets, start, end):
         while start_of > line_end:  # on a later line: past each break to it
             line += 1
             anchor = line_end + (2 if text.startswith("\r\n", line_end) else 1)
@@ -65,7 +67,7 @@ def semantic_tokens(
             column += units_of(text[anchor:start_of], encoding)
         delta_line = line - last_line
         delta_start = column - last_column if delta_line == 0 else column
-        kind = ESCAPE_TYPE if escape else MARKER_TYPE
+        kind = ESCAPE_TYPE if text.startswith(_ESCAPE, start_of) else MARKER_TYPE
         data += (delta_line, delta_start, end_of - start_of, kind, 0)
         last_line, last_column = line, column
         anchor = start_of
