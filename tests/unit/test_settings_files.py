@@ -249,6 +249,28 @@ def test_an_unreadable_file_is_a_warning(tmp_path: Path, monkeypatch: pytest.Mon
     assert config.warnings == (f"cannot read {path}: Permission denied",)
 
 
+def test_a_refused_read_is_read_again_at_the_next_look_until_it_succeeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``chmod`` that gives the permission back leaves the file's stamp as it was, so
+    the files whose read may pass are listed (``failed``) for the watcher to look again."""
+    path = write_json(tmp_path / "settings.json", snippets("a", "A"))
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    files = SettingsFiles()
+
+    def refuse(*args: object, **kwargs: object) -> int:
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(settings_file.os, "open", refuse)
+        assert files.read(path)[1] == f"cannot read {path}: Permission denied"
+    assert files.read(fifo)[1] is not None
+    assert files.failed == {str(path)}, "a FIFO stays one: nothing to read again"
+    assert files.read(path) == (snippets("a", "A"), None)
+    assert files.failed == set()
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
 def test_a_file_without_read_permission_is_a_warning(tmp_path: Path) -> None:
     path = write_json(tmp_path / "settings.json", snippets("a", "A"))
