@@ -48,6 +48,16 @@ def test_the_token_is_removed_before_anything_reads_the_options() -> None:
     assert message["params"]["initializationOptions"] == {"pollInterval": 0}
 
 
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"params": None}, {"params": []}, {"params": "token"}, {"params": 1}],
+    ids=["missing", "null", "an array", "a string", "a number"],
+)
+def test_an_initialize_whose_params_are_not_an_object_is_refused(params: dict[str, Any]) -> None:
+    message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", **params}
+    assert TokenGate(TOKEN).check(message) is Verdict.REFUSE
+
+
 def test_an_initialize_notification_is_refused() -> None:
     assert TokenGate(TOKEN).check(initialize({"token": TOKEN}, with_id=False)) is Verdict.REFUSE
 
@@ -102,6 +112,7 @@ def test_websocket_handshakes(host: str | None, origin: str | None, refused: boo
     [
         ("127.0.0.1", set()),
         ("0.0.0.0", set()),
+        ("", set()),
         ("::", set()),
         ("192.168.1.5", {"192.168.1.5:9"}),
         ("fe80::1", {"[fe80::1]:9"}),

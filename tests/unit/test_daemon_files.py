@@ -3,15 +3,21 @@ connect, and what one client may cost")."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from pi_snippets_lsp.wire import daemon_files
 from pi_snippets_lsp.wire.daemon_files import (
     UnsafeFolderError,
+    default_socket_path,
+    default_token_path,
     ensure_private_folder,
     folder_problem,
     new_token,
@@ -39,21 +45,48 @@ def fake_stat(mode: int, uid: int = 1000) -> os.stat_result:
     return os.stat_result((mode, 0, 0, 1, uid, uid, 0, 0, 0, 0))
 
 
+def test_the_runtime_folder_is_read_from_the_environment_and_the_user(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "/run/user/4242")
+    assert runtime_folder() == Path("/run/user/4242/pi-snippets-lsp")
+    monkeypatch.delenv("XDG_RUNTIME_DIR")
+    expected = Path(tempfile.gettempdir()) / f"pi-snippets-lsp-{os.geteuid()}"
+    assert runtime_folder() == expected
+    assert runtime_folder({}) == expected
+
+
+def test_the_socket_and_the_token_are_in_the_runtime_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "/run/user/4242")
+    env = {"XDG_RUNTIME_DIR": "/run/user/1000"}
+    assert default_socket_path(env) == Path("/run/user/1000/pi-snippets-lsp/lsp.sock")
+    assert default_token_path(env) == Path("/run/user/1000/pi-snippets-lsp/token")
+    assert default_socket_path() == Path("/run/user/4242/pi-snippets-lsp/lsp.sock")
+    assert default_token_path() == Path("/run/user/4242/pi-snippets-lsp/token")
+
+
 @pytest.mark.parametrize(
     ("st", "problem"),
     [
         (fake_stat(stat.S_IFDIR | 0o700), None),
         (fake_stat(stat.S_IFDIR | 0o500), None),
-        (fake_stat(stat.S_IFDIR | 0o750), "has mode 0750"),
-        (fake_stat(stat.S_IFDIR | 0o701), "has mode 0701"),
-        (fake_stat(stat.S_IFDIR | 0o700, uid=0), "belongs to uid 0"),
+        (
+            fake_stat(stat.S_IFDIR | 0o750),
+            "has mode 0750: others may use it (it must be 0700)",
+        ),
+        (
+            fake_stat(stat.S_IFDIR | 0o701),
+            "has mode 0701: others may use it (it must be 0700)",
+        ),
+        (fake_stat(stat.S_IFDIR | 0o700, uid=0), "belongs to uid 0, not to uid 1000"),
         (fake_stat(stat.S_IFLNK | 0o777), "is a symbolic link"),
         (fake_stat(stat.S_IFREG | 0o600), "is not a directory"),
     ],
 )
 def test_only_the_users_own_private_folder_is_used(st: os.stat_result, problem: str | None) -> None:
-    found = folder_problem(st, 1000)
-    assert found is None if problem is None else found is not None and problem in found
+    assert folder_problem(st, 1000) == problem
 
 
 def test_a_missing_folder_is_created_private(tmp_path: Path) -> None:
@@ -67,6 +100,20 @@ def test_a_symlinked_folder_is_refused(tmp_path: Path) -> None:
     (tmp_path / "link").symlink_to(real)
     with pytest.raises(UnsafeFolderError, match="symbolic link"):
         ensure_private_folder(tmp_path / "link")
+
+
+def test_a_folder_that_cannot_be_examined_is_refused_saying_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "f"
+
+    def lstat(path: object) -> os.stat_result:  # removed right after it was made
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path))
+
+    monkeypatch.setattr(daemon_files.os, "lstat", lstat)
+    with pytest.raises(UnsafeFolderError) as raised:
+        ensure_private_folder(folder)
+    assert str(raised.value) == f"cannot use {folder}: No such file or directory"
 
 
 def test_tokens_are_fresh_and_long() -> None:
@@ -102,3 +149,104 @@ def test_the_token_file_is_removed_only_while_it_holds_our_token(tmp_path: Path)
     assert path.exists()
     remove_if_holding(path, "theirs")
     assert not path.exists()
+
+
+def test_the_token_file_is_written_in_its_own_folder_whatever_the_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    path = tmp_path / "run" / "token"
+    path.parent.mkdir()
+    write_private_file(path, "é\n")
+    assert read_token(path) == "é"
+    assert [p.name for p in path.parent.iterdir()] == ["token"]
+
+
+def test_a_failed_write_of_the_token_file_leaves_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    path.mkdir()  # a folder where the file should be: the rename fails
+    with pytest.raises(IsADirectoryError):
+        write_private_file(path, "abc")
+    assert [p.name for p in tmp_path.iterdir()] == ["token"]
+
+
+def test_the_writes_error_is_the_one_reported_when_the_temporary_cannot_be_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "token"
+    path.mkdir()
+
+    def unlink(path: object) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(daemon_files.os, "unlink", unlink)
+    with pytest.raises(IsADirectoryError):
+        write_private_file(path, "abc")
+
+
+def test_a_token_file_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    path.mkdir(mode=0o700)
+    with pytest.raises(UnsafeFolderError) as raised:
+        read_token(path)
+    assert str(raised.value) == f"{path} is not a regular file"
+
+
+def test_a_token_file_reached_through_a_symbolic_link_is_refused(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    write_private_file(real, "abc")
+    (tmp_path / "token").symlink_to(real)
+    with pytest.raises(OSError, match="symbolic links"):
+        read_token(tmp_path / "token")
+
+
+def in_time(read: Callable[[], str], unblock: Callable[[], None]) -> str:
+    """``read()`` on a thread; fails (after unblocking it) when it does not return: a
+    guard against a hang, not a measure of time."""
+    result: list[str] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(read())
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(10.0)
+    if thread.is_alive():
+        unblock()
+        thread.join(10.0)
+        pytest.fail("reading the token file blocked")
+    if errors:
+        raise errors[0]
+    return result[0]
+
+
+def test_a_fifo_as_the_token_file_is_refused_without_waiting(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    os.mkfifo(path, 0o600)
+
+    def unblock() -> None:
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+
+    with pytest.raises(UnsafeFolderError, match="not a regular file"):
+        in_time(lambda: read_token(path), unblock)
+
+
+def test_a_token_file_that_is_not_utf8_is_read_not_refused(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    write_private_file(path, "")
+    path.write_bytes(b"\xffabc\n")
+    assert read_token(path) == "\ufffdabc"
+
+
+def test_removing_the_token_file_never_fails(tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    remove_if_holding(missing, "ours")  # already gone
+    others = tmp_path / "token"
+    others.write_text("ours")
+    os.chmod(others, 0o644)  # not ours to trust, so not ours to remove
+    remove_if_holding(others, "ours")
+    assert others.read_text() == "ours"

@@ -3,6 +3,7 @@ client may cost")."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -55,4 +56,59 @@ def test_a_throttled_log_says_each_message_once_a_second_with_a_count(
         "accept failed",
         "another problem",
         "accept failed: EMFILE (1000 times since the last report)",
+    ]
+
+
+def test_a_message_is_logged_again_once_a_whole_interval_has_passed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = [0.0]
+    throttled = ThrottledLog(
+        logging.getLogger("test.throttled"), interval=2.0, clock=lambda: now[0]
+    )
+    with caplog.at_level(logging.ERROR, "test.throttled"):
+        assert throttled("accept failed")
+        now[0] = 1.5
+        assert not throttled("accept failed")
+        now[0] = 2.0
+        assert throttled("accept failed")
+    # One repeat in between is a count of two: this line and the one held back.
+    assert [r.getMessage() for r in caplog.records] == [
+        "accept failed",
+        "accept failed (2 times since the last report)",
+    ]
+
+
+def test_a_message_said_once_since_its_last_report_has_no_count(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = [0.0]
+    throttled = ThrottledLog(logging.getLogger("test.throttled"), clock=lambda: now[0])
+    with caplog.at_level(logging.ERROR, "test.throttled"):
+        assert throttled("accept failed")
+        now[0] = 5.0
+        assert throttled("accept failed")
+    assert [r.getMessage() for r in caplog.records] == ["accept failed", "accept failed"]
+
+
+def test_the_event_loop_handler_logs_the_message_and_the_exception_throttled(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = [0.0]
+    throttled = ThrottledLog(logging.getLogger("test.throttled"), clock=lambda: now[0])
+    loop = asyncio.new_event_loop()
+    try:
+        with caplog.at_level(logging.ERROR, "test.throttled"):
+            error = OSError(24, "Too many open files")
+            context = {"message": "socket.accept() out of system resource", "exception": error}
+            throttled.exception_handler(loop, context)
+            throttled.exception_handler(loop, context)
+            throttled.exception_handler(loop, {"message": "Task was destroyed"})
+            throttled.exception_handler(loop, {"exception": ValueError("bad")})
+    finally:
+        loop.close()
+    assert [r.getMessage() for r in caplog.records] == [
+        "socket.accept() out of system resource: OSError: [Errno 24] Too many open files",
+        "Task was destroyed",
+        "unexpected error in the event loop: ValueError: bad",
     ]

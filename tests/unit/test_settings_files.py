@@ -249,6 +249,28 @@ def test_an_unreadable_file_is_a_warning(tmp_path: Path, monkeypatch: pytest.Mon
     assert config.warnings == (f"cannot read {path}: Permission denied",)
 
 
+def test_a_refused_read_is_read_again_at_the_next_look_until_it_succeeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``chmod`` that gives the permission back leaves the file's stamp as it was, so
+    the files whose read may pass are listed (``failed``) for the watcher to look again."""
+    path = write_json(tmp_path / "settings.json", snippets("a", "A"))
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    files = SettingsFiles()
+
+    def refuse(*args: object, **kwargs: object) -> int:
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(settings_file.os, "open", refuse)
+        assert files.read(path)[1] == f"cannot read {path}: Permission denied"
+    assert files.read(fifo)[1] is not None
+    assert files.failed == {str(path)}, "a FIFO stays one: nothing to read again"
+    assert files.read(path) == (snippets("a", "A"), None)
+    assert files.failed == set()
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
 def test_a_file_without_read_permission_is_a_warning(tmp_path: Path) -> None:
     path = write_json(tmp_path / "settings.json", snippets("a", "A"))
@@ -321,6 +343,7 @@ def test_only_a_regular_file_is_opened_and_the_warning_names_what_it_is(
     with pytest.raises(settings_file.SettingsFileError) as caught:
         settings_file.read_settings_bytes(path)
     assert str(caught.value) == f"{path} is {kind}, not a settings file"
+    assert not caught.value.retry, "what the file is stays so until it changes"
 
 
 def _never_opened(*args: object) -> int:
@@ -343,6 +366,7 @@ def test_a_file_over_the_limit_is_refused_in_full_words(tmp_path: Path) -> None:
     assert str(caught.value) == (
         f"{path} is larger than 16 MiB, the limit for a settings file; not read"
     )
+    assert not caught.value.retry
     assert MAX_SETTINGS_BYTES == 16 * 1024 * 1024  # the number the words name
 
 
@@ -387,27 +411,36 @@ def test_a_read_that_fails_is_a_warning_and_closes_the_file(
         settings_file.read_settings_bytes(path)
     monkeypatch.undo()
     assert str(caught.value) == f"cannot read {path}: Input/output error"
+    assert caught.value.retry, "an I/O error may pass: the next look reads again"
     assert _open_fds() == before
 
 
 @pytest.mark.parametrize(
-    ("error", "words"),
+    ("error", "words", "retry"),
     [
         pytest.param(IsADirectoryError(errno.EISDIR, "Is a directory"),
-                     "{path} is a directory, not a settings file", id="a-directory-after-all"),
+                     "{path} is a directory, not a settings file", False,
+                     id="a-directory-after-all"),
         pytest.param(OSError(errno.ELOOP, "Too many levels of symbolic links"),
-                     "{path} is a symbolic link loop", id="loop"),
-        pytest.param(OSError("no strerror"), "cannot read {path}: no strerror",
+                     "{path} is a symbolic link loop", False, id="loop"),
+        pytest.param(OSError("no strerror"), "cannot read {path}: no strerror", True,
                      id="an-error-without-strerror-says-what-it-has"),
+        pytest.param(PermissionError(errno.EACCES, "Permission denied"),
+                     "cannot read {path}: Permission denied", True, id="no-permission"),
+        pytest.param(OSError(errno.EMFILE, "Too many open files"),
+                     "cannot read {path}: Too many open files", True, id="no-descriptor"),
         pytest.param(ValueError("embedded null byte"), "cannot read {path}: embedded null byte",
-                     id="a-value-error"),
+                     False, id="a-value-error"),
     ],
 )  # fmt: skip
 def test_an_open_that_fails_is_a_warning_in_words(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: Exception, words: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: Exception, words: str, retry: bool
 ) -> None:
     """Whatever the open raises becomes one ``SettingsFileError`` naming the file: a
-    loop and a directory by what they are, anything else with the system's reason."""
+    loop and a directory by what they are, anything else with the system's reason. A
+    refusal that may pass without the file changing (no permission until a ``chmod``,
+    which keeps the file's stamp; no descriptor left) is to be read again at the next
+    look (``retry``); what the path is, or a path that cannot be, is not."""
     path = write_json(tmp_path / "settings.json", {})
 
     def failing_open(*args: object) -> int:
@@ -417,6 +450,7 @@ def test_an_open_that_fails_is_a_warning_in_words(
     with pytest.raises(settings_file.SettingsFileError) as caught:
         settings_file.read_settings_bytes(path)
     assert str(caught.value) == words.format(path=path)
+    assert caught.value.retry is retry
 
 
 def test_a_missing_file_is_none_not_an_error(tmp_path: Path) -> None:

@@ -96,6 +96,11 @@ def _take_name(temporary: Path, path: Path) -> None:
         raise
     except OSError:  # a file system without hard links: claim the name, then rename
         os.close(os.open(path, _CREATE, 0o666))
-        os.replace(temporary, path)
+        try:
+            os.replace(temporary, path)
+        except BaseException:  # the name claimed is an empty file: give it back
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            raise
         return
     os.unlink(temporary)

@@ -34,6 +34,8 @@ TOKEN_NAME: Final = "token"
 TOKEN_BYTES: Final = 32
 #: The longest token file a client reads.
 MAX_TOKEN_FILE: Final = 4096
+#: How a token file is opened: never through a symbolic link, never waiting on a FIFO.
+_READ_TOKEN: Final = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 class UnsafeFolderError(Exception):
@@ -46,7 +48,7 @@ def runtime_folder(env: Mapping[str, str] | None = None, uid: int | None = None)
     A relative ``XDG_RUNTIME_DIR`` is ignored, as the XDG specification says.
     """
     environ = os.environ if env is None else env
-    runtime = environ.get("XDG_RUNTIME_DIR", "")
+    runtime = environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isabs(runtime):
         return Path(runtime) / FOLDER_NAME
     user = os.geteuid() if uid is None else uid
@@ -104,8 +106,8 @@ def write_private_file(path: Path, text: str) -> None:
     and a reader never sees half a token."""
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
+        with os.fdopen(fd, "wb") as file:
+            file.write(text.encode())
         os.chmod(temporary, 0o600)
         os.replace(temporary, path)
     except BaseException:
@@ -120,7 +122,7 @@ def read_token(path: Path) -> str:
     Raises ``OSError`` when it cannot be read, ``UnsafeFolderError`` when it is not a
     regular file of ours that only we can read (a token others can read is no secret).
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    fd = os.open(path, _READ_TOKEN)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
