@@ -53,7 +53,10 @@ class Marker:
 
 
 def markers(
-    text: str, snippets: Mapping[str, str], start: int = 0, end: int | None = None
+    text: str,
+    snippets: Mapping[str, str],
+    start: int = 0,  # pragma: no mutate (from 1, a marker at 0 still shares character 1)
+    end: int | None = None,
 ) -> list[Marker]:
     """The markers of ``text`` in ``start``..``end`` (code points), in text order.
 
@@ -66,7 +69,10 @@ def markers(
 
 
 def iter_markers(
-    text: str, snippets: Mapping[str, str], start: int = 0, end: int | None = None
+    text: str,
+    snippets: Mapping[str, str],
+    start: int = 0,  # pragma: no mutate (from 1, a marker at 0 still shares character 1)
+    end: int | None = None,
 ) -> Iterator[Marker]:
     """:func:`markers`, one at a time: a caller walking a large text keeps no list of
     them, which would make the garbage collector walk it again and again while it grows."""
@@ -77,13 +83,17 @@ def iter_markers(
 
 
 def marker_spans(
-    text: str, snippets: Mapping[str, str], start: int = 0, end: int | None = None
+    text: str,
+    snippets: Mapping[str, str],
+    start: int = 0,  # pragma: no mutate (from 1, a marker at 0 still shares character 1)
+    end: int | None = None,
 ) -> Iterator[tuple[int, int, str]]:
     """:func:`markers` as ``(start, end, new_text)`` only (an escape is one whose text
     starts with ``%%``), for a caller that needs no more of each: semantic tokens, where
     a dense 4 MB prompt holds half a million markers. The whole text (the default) is
     expansion's own scan as it is, with no range to test."""
-    if start == 0 and end is None and snippets:
+    # A fast path: ``_spans`` gives the whole text's markers alike (mutants equivalent).
+    if start == 0 and end is None and snippets:  # pragma: no mutate
         return expansion_spans(text, snippets)
     return _spans(text, snippets, start, end)
 
