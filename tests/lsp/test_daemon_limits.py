@@ -361,14 +361,16 @@ def test_a_websocket_client_that_never_reads_costs_the_bound(
 def test_a_large_request_does_not_hold_another_sessions_answer(
     daemons: Callable[..., Daemon],
 ) -> None:
-    """Semantic tokens of a 0.5 MB line run off the event loop: another session's expand,
+    """Semantic tokens of a 3 MB line run off the event loop: another session's expand,
     sent while they are computed, is answered first (the old daemon computed them on the
-    loop, quadratically: seconds during which no session got an answer)."""
+    loop, quadratically: seconds during which no session got an answer). The line is
+    dense with markers so the tokens take a good part of a second even now that they are
+    linear and fast (of 0.5 MB they were done before the other request was sent)."""
     daemon = daemons("--tcp")
     big, other = Raw.tcp(daemon), Raw.tcp(daemon)
     big.handshake({"a": "A"})
     other.handshake({"a": "other"})
-    text = ("x %a y " * 100_000)[: MIB // 2]
+    text = ("x %a y " * 600_000)[: 3 * MIB]
     uri = "untitled:big"
     item = {"uri": uri, "languageId": "markdown", "version": 1, "text": text}
     big.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": item}})
@@ -377,7 +379,7 @@ def test_a_large_request_does_not_hold_another_sessions_answer(
     big.send(
         {"jsonrpc": "2.0", "id": 3, "method": "textDocument/semanticTokens/full", "params": params}
     )
-    time.sleep(0.2)  # the tokens are being computed
+    time.sleep(0.05)  # the tokens are being computed
     other.send({"jsonrpc": "2.0", "id": 4, "method": "snippets/expand", "params": {"text": "%a"}})
     order: list[str] = []
 
