@@ -15,6 +15,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,16 @@ class Daemon:
 
     def log(self) -> str:
         return self.stderr.decode("utf-8", "replace")
+
+    def logged(self, text: str) -> bool:
+        """Whether the daemon writes ``text`` to its log within ``STUCK`` seconds (its
+        stderr is read by a thread: a line may arrive after the event it tells of)."""
+        deadline = time.monotonic() + STUCK
+        while text not in self.log():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
 
 
 @pytest.fixture
