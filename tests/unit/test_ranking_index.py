@@ -9,6 +9,7 @@ pi-tui's own numbers).
 from __future__ import annotations
 
 import contextlib
+import heapq
 import json
 import random
 import re
@@ -20,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_snippets_lsp.core import ranking
+from pi_snippets_lsp.core import ranking, ranking_columns
 from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.core.grammar import JS_WHITESPACE
 from pi_snippets_lsp.core.ranking import FuzzyIndex, fuzzy_filter
@@ -128,69 +129,108 @@ def assert_same(texts: list[str], query: str) -> None:
     assert fuzzy_filter(texts, query, lambda t: t) == [texts[i] for _, i in reference]
 
 
-# --------------------------------------------------------------------------- the two scans
+# --------------------------------------------------------------------------- the two ways
 #
-# A query of three or more characters is scanned one of two ways: by its compiled pattern
-# over all the joined names, or through the names that hold each of its characters (a bit
-# set per character), followed one by one. A cost estimate picks one; both must give the
-# reference's answers. The tests below run with the estimate as it is, and with each way
-# forced.
+# A popup's query (one token, a limit) is answered by the best-first search over the
+# texts' columns (``ranking_columns.best_first``); texts that cannot be columns (a character past
+# Latin-1, a NUL) are scanned one compiled pattern per query (``_scan``), as is any query
+# with no limit or several tokens. Columns narrower than the longest text leave the
+# longer texts to be scored one by one. The tests below run each way.
 
-WAYS = ["as-chosen", "pattern", "holders"]
+WAYS = ["as-chosen", "scan", "narrow-columns"]
 
 
 @contextlib.contextmanager
-def scanned(way: str) -> Iterator[None]:
-    """Force ``way``: a cost per holder of 0 always follows the holders, a huge one never."""
+def ranked_by(way: str) -> Iterator[None]:
+    """Force ``way``: no columns at all, or columns 3 characters wide."""
     if way == "as-chosen":
         yield
-        return
-    cost = 0 if way == "holders" else 10**12
-    with mock.patch.object(ranking, "_CANDIDATE_COST", cost):
-        yield
+    elif way == "scan":
+        with mock.patch.object(ranking_columns.Columns, "of", return_value=None):
+            yield
+    else:
+        with mock.patch.object(ranking_columns, "_MOST_CELLS", 3):
+            yield
 
 
-def test_forcing_a_way_takes_it() -> None:
+@pytest.mark.parametrize(
+    ("way", "columns"),
+    [("as-chosen", True), ("scan", False), ("narrow-columns", True)],
+)
+def test_forcing_a_way_takes_it(way: str, columns: bool) -> None:
     """The forcing above does what the tests rely on: each way is the one that runs."""
     index = FuzzyIndex(["abc", "xabc", "cab"])
-    with scanned("holders"):
-        assert index._scan_holders(index._joined or "", "abc") is not None
-    with scanned("pattern"):
-        assert index._scan_holders(index._joined or "", "abc") is None
+    with ranked_by(way):
+        index.rank("ab", 2)
+        assert isinstance(index._columns, ranking_columns.Columns) is columns
+        if way == "narrow-columns":
+            assert isinstance(index._columns, ranking_columns.Columns)
+            assert (index._columns.width, index._columns.long) == (1, [0, 1, 2])
 
 
-def test_many_holders_are_left_to_the_pattern() -> None:
-    """Names that all hold the query's characters are many candidates: the pattern's one
-    scan is quicker than following each, so the holders' way declines."""
-    index = FuzzyIndex([f"abc{i}" for i in range(200)])
-    assert index._scan_holders(index._joined or "", "abc") is None
-    few = FuzzyIndex(["abc"] + [f"x{i}" for i in range(200)])
-    assert few._scan_holders(few._joined or "", "abc") == {0: reference_score("abc", "abc")}
+def test_a_column_has_the_bit_of_each_text_holding_the_character_there() -> None:
+    columns = ranking_columns.Columns.of(["ab", "b", "", "ba", "bc"])
+    assert columns is not None
+    assert columns.width == 2
+    assert columns.positions("b") == [0b11010, 0b00001]
+    assert columns.positions("a") == [0b00001, 0b01000]
+    assert columns.positions("c") == [0, 0b10000]
+    assert columns.positions("z") == [0, 0]
+    assert columns.positions("b") is columns.positions("b")  # kept
+    assert columns.everything == 0b11111
+    # Column 1 starts a word after a separator; column 0 always does.
+    dotted = ranking_columns.Columns.of(["a.b", "ab", "-ab", "a b"])
+    assert dotted is not None
+    assert [dotted.boundary(j) for j in range(3)] == [0b1111, 0b0100, 0b1001]
+    assert [dotted.of_length(n) for n in (1, 2, 3)] == [0, 0b0010, 0b1101]
 
 
-def test_a_character_set_has_the_bit_of_each_name_that_holds_it() -> None:
-    index = FuzzyIndex(["ab", "b", "", "ba", "Bc"])
-    joined = index._joined or ""
-    assert index._holding_set(joined, "b") == 0b11011
-    assert index._holding_set(joined, "a") == 0b01001
-    assert index._holding_set(joined, "c") == 0b10000
-    assert index._holding_set(joined, "z") == 0
-    assert index._holding == {"b": 0b11011, "a": 0b01001, "c": 0b10000, "z": 0}
+@pytest.mark.parametrize(
+    "texts",
+    [
+        pytest.param(["ab", "caf\u00e9"], id="latin-1-is-held"),
+        pytest.param(["ab", "\u00ff"], id="the-last-latin-1-character"),
+    ],
+)
+def test_latin_1_texts_have_columns(texts: list[str]) -> None:
+    assert ranking_columns.Columns.of(texts) is not None
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        pytest.param(["ab", "a\u0100"], id="past-latin-1"),
+        pytest.param(["ab", "a\x00b"], id="a-nul-the-padding"),
+        pytest.param(["", ""], id="nothing-to-hold"),
+        pytest.param([], id="no-texts"),
+    ],
+)
+def test_texts_without_columns_are_scanned(texts: list[str]) -> None:
+    assert ranking_columns.Columns.of(texts) is None
+    index = FuzzyIndex(texts)
+    ranked = index.rank("a", 20)
+    assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, "a", 20)
+    assert index._columns is False
 
 
 def test_the_sets_kept_are_bounded() -> None:
-    """A client that queries many characters does not grow the index without bound: the
-    first ``_MOST_KEPT_SETS`` characters' sets are kept, later ones made each time."""
-    alphabet = [chr(0x4E00 + i) for i in range(ranking._MOST_KEPT_SETS + 10)]
-    index = FuzzyIndex(["".join(alphabet[:50]), "".join(alphabet[40:])])
-    joined = index._joined or ""
-    for char in alphabet:
-        index._holding_set(joined, char)
-    assert len(index._holding) == ranking._MOST_KEPT_SETS
-    assert list(index._holding) == alphabet[: ranking._MOST_KEPT_SETS]
-    last = alphabet[-1]
-    assert index._holding_set(joined, last) == 0b10
-    assert last not in index._holding
+    """A client that asks for many characters does not grow the index without bound:
+    the sets of the first characters asked for are kept, up to ``_MOST_KEPT_BYTES``;
+    later ones are made each time."""
+    texts = [f"t{i:03d}" for i in range(160)]  # 4 columns of 20 bytes of bits each
+    with mock.patch.object(ranking_columns, "_MOST_KEPT_BYTES", 3 * 80):
+        columns = ranking_columns.Columns.of(texts)
+    assert columns is not None
+    for char in "t0123":
+        columns.positions(char)
+    assert list(columns._sets) == ["t", "0", "1"]
+    assert columns.positions("3") == columns.positions("3")
+    assert "3" not in columns._sets
+
+
+def test_a_query_with_a_nul_is_scanned() -> None:
+    texts = ["a", "ab"]
+    assert FuzzyIndex(texts).rank("a\x00", 20) == ranking.Ranked([], False)
 
 
 @pytest.mark.parametrize("way", WAYS)
@@ -198,6 +238,9 @@ def test_the_sets_kept_are_bounded() -> None:
     ("texts", "query"),
     [
         pytest.param(["abc", "a-b-c", "cba", "abcabc", "xxabc"], "abc", id="greedy-first"),
+        pytest.param(["ba-b", "-axb", "xa-b"], "ab", id="equal-scores-of-two-paths"),
+        pytest.param(["b-a1", "1ab", "ab1", "a1b", "b1"], "1ab", id="a-swap-and-its-exact-twin"),
+        pytest.param(["ab", "ab", "xab", "ab"], "ab", id="the-exact-text-twice"),
         pytest.param(["aXbXc", "ab", "bca"], "abc", id="held-but-out-of-order"),
         pytest.param(["abc", "ab", "abcd"], "abc", id="exact-match-last-text"),
         pytest.param(["zz", "abc"], "abc", id="exact-match-at-the-end"),
@@ -207,7 +250,7 @@ def test_the_sets_kept_are_bounded() -> None:
     ],
 )
 def test_each_way_scores_as_the_reference(way: str, texts: list[str], query: str) -> None:
-    with scanned(way):
+    with ranked_by(way):
         assert_same(texts, query)
 
 
@@ -238,7 +281,7 @@ def random_query(rng: random.Random, names: list[str]) -> str:
 @pytest.mark.parametrize("way", WAYS)
 def test_the_index_equals_the_previous_filter_on_random_names_and_queries(way: str) -> None:
     rng = random.Random(31337)
-    with scanned(way):
+    with ranked_by(way):
         for _ in range(sized(300)):
             names = sorted({random_name(rng) for _ in range(rng.randint(0, 60))})
             for _ in range(10):
@@ -249,7 +292,7 @@ def test_the_index_equals_the_previous_filter_on_random_names_and_queries(way: s
 def test_the_index_equals_the_previous_filter_on_many_names(way: str) -> None:
     rng = random.Random(4242)
     names = sorted({random_name(rng) for _ in range(3_000)})
-    with scanned(way):
+    with ranked_by(way):
         for _ in range(sized(200)):
             assert_same(names, random_query(rng, names))
 
@@ -268,7 +311,7 @@ def test_the_index_equals_the_previous_filter_on_any_text(
 ) -> None:
     """Any texts (uppercase, separators, case-folding surprises, line breaks: the index
     then falls back to text by text) and any query."""
-    with scanned(way):
+    with ranked_by(way):
         assert_same(texts, query)
 
 
@@ -343,97 +386,103 @@ def test_a_blank_query_is_truncated_only_past_the_limit() -> None:
     assert index.rank(" ").truncated is False
 
 
-# --------------------------------------------------------------------------- the fast path
+# --------------------------------------------------------------------------- best first
 #
-# A popup lists 20 names; when at least 20 names start with the query's first character
-# and the 20th best of them beats the best score any other name could reach
-# (``_best_after_start``), the list is settled by those names alone. These tests state
-# that bound and that the fast path answers exactly when it may.
+# The search takes states best bound first: a bound (``ranking_columns.rest_bounds``)
+# must never exceed what the rest of a query can add (else a better text could be left
+# out), and should be the least that can be reached (else the search goes further than
+# it needs).
 
 
-@pytest.mark.parametrize("length", [1, 2, 3, 4, 6, 9])
-def test_the_bound_is_reached_by_a_best_possible_name_not_starting_with_the_query(
-    length: int,
-) -> None:
-    """The best a name not starting with the query's first character can do: a word
-    boundary before each query character, all of them in one run from index 1. A query
-    of boundary characters after a space (``---`` in `` ---``) reaches it exactly."""
-    from pi_snippets_lsp.core.ranking import _best_after_start  # noqa: PLC0415
+def reference_path(text: str, query: str) -> list[tuple[int, float, int]] | None:
+    """pi-tui's greedy scan, step by step: after each query character, its position,
+    the score so far and the streak."""
+    steps = []
+    score, last, streak, position = 0.0, -1, 0, 0
+    for char in query:
+        i = text.find(char, position)
+        if i < 0:
+            return None
+        if last == i - 1:
+            streak += 1
+            score -= streak * 5
+        else:
+            streak = 0
+            if last >= 0:
+                score += (i - last - 1) * 2
+        if i == 0 or text[i - 1] in _WORD_BOUNDARY_BEFORE:
+            score -= 10
+        score += i * 0.1
+        last, position = i, i + 1
+        steps.append((i, score, streak))
+    return steps
 
-    query = "-" * length
-    assert reference_score(" " + query, query) == pytest.approx(_best_after_start(query))
 
-
-def reference_score(text: str, query: str) -> float:
-    scores = reference_filter([text], query, lambda t: t)
-    assert scores, (text, query)
-    return scores[0][0]
-
-
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(300))
 @given(
-    texts=st.lists(st.text(alphabet="ab-_. c", min_size=1, max_size=6), min_size=1, max_size=30),
-    query=st.text(alphabet="ab-_.c", min_size=1, max_size=4),
+    text=st.text(alphabet="ab-_. c", min_size=1, max_size=12),
+    query=st.text(alphabet="ab-_.c", min_size=1, max_size=5),
 )
-def test_no_name_that_does_not_start_with_the_query_beats_the_bound(
-    texts: list[str], query: str
-) -> None:
-    from pi_snippets_lsp.core.ranking import _best_after_start  # noqa: PLC0415
-
-    for score, index in reference_filter(list(range(len(texts))), query, texts.__getitem__):
-        if not texts[index].lower().startswith(query[0].lower()):
-            assert score >= _best_after_start(query) - 1e-9, (texts[index], query)
-
-
-@pytest.mark.parametrize("starting", [20, 21, 40])
-def test_names_starting_with_the_query_settle_the_list_alone(starting: int) -> None:
-    """At least 20 names starting with ``x`` settle a 20-item list for ``x``: the fast
-    path answers, and its answer is the full ranking's."""
-    texts = [f"y-x{i}" for i in range(30)] + [f"x{i:02d}" for i in range(starting)]
-    index = FuzzyIndex(texts)
-    settled = index._rank_from_starts("x", 20)
-    assert settled is not None
-    full = index.rank("x")
-    assert settled.indices == full.indices[:20]
-    assert settled.truncated
+def test_no_text_beats_the_bound_of_its_rest(text: str, query: str) -> None:
+    steps = reference_path(text, query)
+    if steps is None:
+        return
+    final = steps[-1][1]
+    bounds = ranking_columns.rest_bounds(query)
+    for k, (i, score, streak) in enumerate(steps, start=1):
+        left = len(query) - k
+        rest = bounds[k][streak] + 0.1 * (left * i + left * (left + 1) / 2)
+        assert score + rest <= final + 1e-9, (text, query, k)
 
 
 @pytest.mark.parametrize(
-    ("texts", "query", "limit"),
+    ("query", "k", "streak", "bound"),
     [
-        pytest.param([f"x{i}" for i in range(19)], "x", 20, id="too-few-start-with-it"),
-        pytest.param([f"x{i}" for i in range(30)], "x", 0, id="no-limit-to-fill"),
-        pytest.param([f"xa{i}" for i in range(30)], "x1", 20, id="a-letters-digits-swap"),
-        pytest.param(
-            [f"x{'z' * 9}a{i}" for i in range(30)] + ["-xa"], "xa", 20, id="others-could-beat-them"
-        ),
+        pytest.param("ab", 2, 0, 0.0, id="nothing-left"),
+        pytest.param("ab", 1, 0, -8.0, id="a-gap-to-a-word-start-beats-a-streak-of-1"),
+        pytest.param("ab", 1, 1, -10.0, id="a-streak-of-2"),
+        pytest.param("-b", 1, 0, -15.0, id="a-streak-after-a-separator-starts-a-word"),
+        pytest.param("abc", 1, 0, -16.0, id="two-gaps-to-word-starts"),
+        pytest.param("abc", 1, 1, -25.0, id="a-long-streak"),
+        pytest.param("abc", 2, 2, -15.0, id="a-streak-of-3-at-the-end"),
+        pytest.param("abc", 2, 0, -8.0, id="after-a-gap"),
     ],
 )
-def test_the_fast_path_declines_when_it_may_not_settle_the_list(
-    texts: list[str], query: str, limit: int
-) -> None:
-    assert FuzzyIndex(texts)._rank_from_starts(query, limit) is None
+def test_the_bound_of_the_rest_is_reached(query: str, k: int, streak: int, bound: float) -> None:
+    assert ranking_columns.rest_bounds(query)[k][streak] == bound
 
 
-def test_the_fast_path_weighs_every_name_starting_with_the_character() -> None:
-    """A name that starts with the query's first character but does not match does not
-    end the pass: the best name may come after it."""
-    texts = [f"xa{i:02d}" for i in range(20)] + ["xz", "xa"]
-    settled = FuzzyIndex(texts)._rank_from_starts("xa", 20)
-    reference = reference_filter(list(range(len(texts))), "xa", texts.__getitem__)
-    assert settled is not None
-    assert settled.indices == [i for _, i in reference][:20]
-    assert settled.indices[0] == 21  # the exact match
-    assert settled.truncated
+def test_equal_scores_of_different_states_keep_text_order() -> None:
+    """``ba-b`` and ``-axb`` both score -7.6 for ``ab``, by different paths (the word
+    start on ``b``, or on ``a``): one list in text order, whichever state comes first."""
+    texts = ["ba-b", "-axb", "xa-b", "ab"]
+    assert FuzzyIndex(texts).rank("ab", 20) == ranking.Ranked([3, 0, 1, 2], False)
+    assert FuzzyIndex(texts).rank("ab", 3) == ranking.Ranked([3, 0, 1], True)
 
 
-def test_the_names_starting_with_a_character_are_found_once_and_exactly() -> None:
-    index = FuzzyIndex(["ab", "ba", "abc", "c"])
-    joined = "\nab\nba\nabc\nc"
-    assert index._starting_with(joined, "a") == [1, 7]
-    assert index._starting_with(joined, "a") is index._starting_with(joined, "a")
-    assert index._starting_with(joined, "c") == [11]
-    assert index._starting_with(joined, "z") == []
+def test_the_search_stops_once_the_list_is_settled() -> None:
+    """Twenty texts start a word with the query; a thousand others hold it late: the
+    search takes the twenty and the few states that bound the rest, not a thousand."""
+    texts = [f"{'z' * (i % 7 + 8)}ab{i}" for i in range(1000)] + [f"x-ab{i}" for i in range(20)]
+    reference = ranked_by_reference(texts, "ab", 20)
+    with mock.patch.object(ranking_columns.heapq, "heappop", wraps=heapq.heappop) as popped:
+        ranked = FuzzyIndex(texts).rank("ab", 20)
+    assert (ranked.indices, ranked.truncated) == reference
+    assert popped.call_count <= 4
+
+
+def test_a_long_text_enters_the_list_by_its_score() -> None:
+    """Texts longer than the columns are scored one by one, and take their place."""
+    texts = ["xxxxab", "ab", "x-ab", "zzzzzzzzab"]
+    with mock.patch.object(ranking_columns, "_MOST_CELLS", 4 * 5):
+        index = FuzzyIndex(texts)
+        ranked = index.rank("ab", 3)
+        assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, "ab", 3)
+        assert isinstance(index._columns, ranking_columns.Columns)
+        assert index._columns.long == [0, 3]
+        assert index.rank("xxab", 1) == ranking.Ranked([0], False)
+        assert index.rank("zab", 2) == ranking.Ranked([3], False)
+        assert index.rank("b1", 2) == ranking.Ranked([], False)
 
 
 def test_the_order_is_pi_tuis_own_in_javascript(node: RunNode) -> None:
@@ -480,8 +529,6 @@ def ranked_by_reference(texts: list[str], query: str, limit: int) -> tuple[list[
         pytest.param(sorted(f"ab{i:02d}" for i in range(30)), "ab", 20, id="more-than-the-limit"),
         pytest.param(sorted(["ab", *(f"ab-{i:02d}" for i in range(25))]), "ab", 20, id="exact"),
         pytest.param(sorted(f"a-b{i}" for i in range(9)), "a-b", 3, id="boundary-characters"),
-        pytest.param(sorted([*(f"ab{i}" for i in range(5)), "xab"]), "ab", 5, id="exact-count"),
-        pytest.param(sorted([*(f"ab{i}" for i in range(5)), "xyz"]), "ab", 5, id="count-none"),
         pytest.param(sorted(["ab1x", "ab1y", "ab1z", "b1a"]), "ab1", 2, id="swap-shaped"),
     ],
 )
@@ -497,8 +544,8 @@ def test_texts_starting_with_the_query_are_the_list(
     ("texts", "query", "limit"),
     [
         pytest.param(sorted(f"ab{i}" for i in range(4)), "ab", 5, id="too-few"),
+        pytest.param(sorted([*(f"ab{i}" for i in range(5)), "xab"]), "ab", 5, id="exactly-enough"),
         pytest.param([f"ab{i}" for i in range(9, 0, -1)], "ab", 3, id="texts-out-of-order"),
-        pytest.param(sorted(f"ab{i}" for i in range(9)), "ab", 0, id="no-limit-to-fill"),
         # "1ab" swapped is "ab1", which a text is exactly: it goes first, at -119.
         pytest.param(sorted(["1ab", "1abx", "1aby", "ab1"]), "1ab", 2, id="an-exact-swap-twin"),
         pytest.param(sorted([*(f"ab{i}" for i in range(5)), "x\nab"]), "ab", 5, id="line-break"),

@@ -32,6 +32,9 @@ JS_WHITESPACE: Final = (
     "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
     "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
+#: The characters after which pi-tui's fuzzy match counts a word start (docs/grammar.md,
+#: "Ranking"): whitespace, ``-``, ``_``, ``.``, ``/`` and ``:``.
+FUZZY_BOUNDARIES: Final = frozenset(JS_WHITESPACE + "-_./:")
 _JS_SPACE_CLASS: Final = "[" + "".join(f"\\u{ord(c):04x}" for c in JS_WHITESPACE) + "]"
 
 #: Scripts whose text may break anywhere (pi-tui ``cjkBreakRegex``).

@@ -6,15 +6,14 @@ scoring constant and tie-break below mirrors pi-tui, lower score is better, and 
 sort is stable (JavaScript's ``Array.prototype.sort`` is, since ES2019).
 
 ``_score_from`` is the rule for one text (pi-tui's greedy scan and scoring, step for
-step), ``fuzzy_match`` applies it to one text, and ``FuzzyIndex`` to a whole list at
-once, for the popup on every keystroke: the lowercased texts are joined by ``\n`` once,
-and one compiled pattern per query token, ``r[^\ne]*+e....*``, finds every matching text
-from the position pi-tui's greedy scan picks for its first character, so only the
-matching texts are scored (``_token_pattern``). Compiling that pattern is a good part of
-a new query's cost, so a query compiles one, and a query of three or more characters
-whose characters few texts hold all of compiles none: those texts (a bit set per
-character, ``FuzzyIndex._holding``) are followed one by one with ``str.find``, the
-greedy scan itself. Both ways score with ``_score_from``.
+step), ``fuzzy_match`` applies it to one text, and ``FuzzyIndex`` to a whole list, for
+the popup on every keystroke. A popup's query (one token, at most 20 items) is answered
+by the best-first search of ``core.ranking_columns`` over all texts at once, or, when at
+least 20 texts start with it, by bisecting the sorted texts (``_rank_prefix``). Any other
+query, and texts that cannot be columns, are scanned: the lowercased texts are joined by
+``\n`` once, and one compiled pattern per query token, ``r[^\ne]*+e....*``, finds every
+matching text from the position pi-tui's greedy scan picks for its first character
+(``_token_pattern``), to be scored by ``_score_from``.
 """
 
 from __future__ import annotations
@@ -22,17 +21,17 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import islice, repeat
+from itertools import islice
 from operator import le
 from typing import Final, NamedTuple, TypeVar
 
-from pi_snippets_lsp.core.grammar import JS_WHITESPACE
+from pi_snippets_lsp.core.grammar import FUZZY_BOUNDARIES, JS_WHITESPACE
+from pi_snippets_lsp.core.ranking_columns import Columns, Variant, best_first
 
 T = TypeVar("T")
 
-_WORD_BOUNDARY_BEFORE = frozenset(JS_WHITESPACE + "-_./:")
 _TOKEN_SPLIT = re.compile("[" + re.escape(JS_WHITESPACE) + "/]+")
 _LETTERS_DIGITS = re.compile(r"([a-z]+)([0-9]+)")
 _DIGITS_LETTERS = re.compile(r"([0-9]+)([a-z]+)")
@@ -70,7 +69,7 @@ def _score_from(
     loop as the reference).
     """
     find = joined.find
-    boundary_before = _WORD_BOUNDARY_BEFORE
+    boundary_before = FUZZY_BOUNDARIES
     score = 0.0
     last = -1
     consecutive = 0
@@ -97,6 +96,13 @@ def _score_from(
         char_index += 1
     if line_end - line_start == length:
         score -= 100
+    return score
+
+
+def _exact_score(query: str) -> float:
+    """The score of a text that is the query itself (its -100 included)."""
+    score = _score_from("\n" + query, query, 1, 1, len(query) + 1)
+    assert score is not None  # a text holds itself
     return score
 
 
@@ -165,43 +171,9 @@ def _token_pattern(query: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
-#: The longest query texts starting with its first character are scored to settle a
-#: list: past two characters, texts that start with the whole query are found directly
-#: (``_rank_prefix``), and the others seldom beat ``_best_after_start``. Any value gives
-#: the same order: the fast path only ever answers when it is sure.
-_MOST_SETTLED: Final = 2  # pragma: no mutate (a cost choice; any value ranks alike)
-
-
-def _best_after_start(query: str) -> float:
-    """No text whose first character is not the query's first scores below this.
-
-    Its first match is at index 1 or later (at best ``-10 + 0.1``: a word boundary), so
-    it has no run before it and no exact match. Each later query character ``k`` (from 2,
-    found at index ``k`` or later) adds at least ``0.1 * k`` and the better of:
-    extending the run (``-5`` per character of the run, at most ``k - 1``; a word
-    boundary ``-10`` only when the query character before it is itself one, the text
-    holding that character there), or a gap after which it sits at a word boundary
-    (``+2`` at least, ``-10``).
-    """
-    best = -10 + 0.1
-    for k in range(2, len(query) + 1):
-        run = -5 * (k - 1) - (10 if query[k - 2] in _WORD_BOUNDARY_BEFORE else 0)
-        best += 0.1 * k + min(run, 2 - 10)
-    return best
-
-
-#: How a scan is chosen for a query of three or more characters: following each text that
-#: holds all its characters costs about this many characters of the joined texts scanned
-#: by the compiled pattern, and compiling that pattern about ``_COMPILE_COST`` more.
-#: Measured on the bench's names (CPython 3.11); either way gives the same scores (the
-#: tests compare both), so the figures only choose the quicker.
-_CANDIDATE_COST: Final = 340  # pragma: no mutate (a cost estimate; both ways score alike)
-_COMPILE_COST: Final = 12_000  # pragma: no mutate (a cost estimate; both ways score alike)
 #: Answers an index keeps for queries asked again.
 _ANSWERS_KEPT: Final = 64  # pragma: no mutate (a cost choice; any size answers alike)
-#: The characters whose bit sets an index keeps (the characters queries have asked for
-#: first); the sets of others are made for each query that asks. A set is one bit per
-#: text, so the bound keeps a large generation's sets to a few MB.
+#: One-character answers an index keeps for its whole life (a few dozen are typed).
 _MOST_KEPT_SETS: Final = 256
 
 
@@ -221,13 +193,12 @@ class FuzzyIndex:
 
     __slots__ = (
         "_answers",
+        "_columns",
         "_count",
         "_first_keys",
-        "_holding",
         "_joined",
         "_lowered",
         "_sorted",
-        "_starting",
         "_starts",
     )
 
@@ -242,12 +213,9 @@ class FuzzyIndex:
         self._starts: list[int] = []
         #: The lowercased texts when they cannot be joined (scored one by one).
         self._lowered: list[str] = []
-        #: Character -> where the texts that start with it start in ``_joined`` (filled
-        #: when a query first asks).
-        self._starting: dict[str, list[int]] = {}
-        #: Character -> the bit set of the texts that hold it (bit k: text k), for the
-        #: characters queries asked for (at most ``_MOST_KEPT_SETS``).
-        self._holding: dict[str, int] = {}
+        #: The texts as columns of bit sets (``Columns``), made for the first popup
+        #: query; False when they cannot be (then ``_scan`` answers).
+        self._columns: Columns | bool | None = None
         #: The lowercased texts when they are in order (a generation's names are): the
         #: texts that start with a query are then one run of them (``_rank_prefix``).
         self._sorted: list[str] | None = None
@@ -304,10 +272,10 @@ class FuzzyIndex:
             if limit is None:
                 return Ranked(list(everything), False)
             return Ranked(list(everything[:limit]), self._count > limit)
-        if limit is not None and len(tokens) == 1:
+        if limit is not None and limit > 0 and len(tokens) == 1:
             ranked = self._rank_prefix(tokens[0], limit)
             if ranked is None:
-                ranked = self._rank_from_starts(tokens[0], limit)
+                ranked = self._rank_best_first(tokens[0], limit)
             if ranked is not None:
                 return ranked
         totals = self.scores(query)
@@ -340,15 +308,15 @@ class FuzzyIndex:
 
         A text that starts with the query scores the best any text can (but an exact
         match, which starts with it too): its first character at index 0, and every
-        other in one run from there, as ``_best_after_start`` counts them; a text that
-        does not start with the query breaks that run or starts later, and loses at
-        least 2. So all of them score alike, tie, and keep their order: the first
-        ``limit`` of them are the list, an exact match (the first in order) first. In
-        order, they are one run of texts, found by bisection. (A letters/digits swap
-        match scores 5 worse than its direct twin, unless it is exact.)
+        other in one run from there; a text that does not start with the query breaks
+        that run or starts later, and loses at least 2. So all of them score alike,
+        tie, and keep their order: the first ``limit`` of them are the list, an exact
+        match (the first in order) first. In order, they are one run of texts, found by
+        bisection. (A letters/digits swap match scores 5 worse than its direct twin,
+        unless it is exact.)
         """
         texts = self._sorted
-        if texts is None or limit <= 0:
+        if texts is None:
             return None
         swapped = _swapped(query)
         if swapped is not None:
@@ -360,54 +328,43 @@ class FuzzyIndex:
         first = bisect_left(texts, query)
         after = query[:-1] + chr(ord(query[-1]) + 1) if query[-1] < _LAST_CHAR else None
         end = len(texts) if after is None else bisect_left(texts, after, first)
-        if end - first < limit:
+        if end - first <= limit:
+            return None  # then the others decide ``truncated``: the search counts them
+        return Ranked(list(range(first, first + limit)), True)
+
+    def _rank_best_first(self, query: str, limit: int) -> Ranked | None:
+        """The best ``limit`` by the search over the columns (``_best_first``); None
+        when the texts have no columns."""
+        columns = self._columns
+        if columns is None:
+            lines = [] if self._joined is None else self._joined[1:].split("\n")
+            columns = self._columns = (Columns.of(lines) if lines else None) or False
+        if columns is False or "\0" in query:
             return None
-        best = list(range(first, first + limit))
-        if end - first > limit:
-            return Ranked(best, True)
-        # Exactly ``limit`` start with it: are there others that match?
+        assert isinstance(columns, Columns)
+        variants = [Variant(query, 0, _exact_score(query))]
+        swapped = _swapped(query)
+        if swapped is not None:
+            variants.append(Variant(swapped, 5, _exact_score(swapped)))
+        long = self._long_scores(columns, variants)
+        return Ranked(*best_first(columns, variants, long, limit))
+
+    def _long_scores(self, columns: Columns, variants: Sequence[Variant]) -> dict[int, float]:
+        """The scores of the texts longer than the columns, one by one."""
         joined = self._joined
-        if joined is None or swapped is not None:
-            return None  # pragma: no mutate (then counted the long way: same answer)
-        return Ranked(best, _token_pattern(query).subn("", joined)[1] > limit)
-
-    def _rank_from_starts(self, query: str, limit: int) -> Ranked | None:
-        """The best ``limit`` when texts that start with the query's first character
-        settle it, else None.
-
-        A popup shows 20 of thousands of matches, and a short query is typed first:
-        when at least ``limit`` texts start with its first character and the
-        ``limit``-th best of them beats ``_best_after_start``, no other text can enter
-        the list, so the others are never scored. A query compiles one pattern here
-        (the texts that start with its first character); the others are looked for
-        only when exactly ``limit`` texts start that way, to tell ``truncated``.
-        """
-        joined = self._joined
-        if joined is None or limit <= 0 or _swapped(query) is not None:
-            return None
-        if len(query) > _MOST_SETTLED:
-            return None  # cannot settle: not worth a scan
-        if len(self._starting_with(joined, query[0])) < limit:
-            return None  # too few start with it
-        starting = self._scan(query, at_start=True)
-        if len(starting) < limit:
-            return None
-        best = heapq.nsmallest(limit, starting, key=starting.__getitem__)
-        # A margin far above float rounding and far below any score difference (0.1).
-        if starting[best[-1]] >= _best_after_start(query) - 1e-6:
-            return None
-        if len(starting) > limit:
-            return Ranked(best, True)
-        return Ranked(best, _token_pattern(query).subn("", joined)[1] > limit)
-
-    def _starting_with(self, joined: str, char: str) -> list[int]:
-        """Where the texts whose first character is ``char`` start in ``joined``."""
-        positions = self._starting.get(char)
-        if positions is None:
-            line_start = re.compile("\n" + re.escape(char))
-            positions = [match.start() + 1 for match in line_start.finditer(joined)]
-            self._starting[char] = positions
-        return positions
+        starts = self._starts
+        scores: dict[int, float] = {}
+        if joined is None:  # pragma: no cover (columns are made from joined texts only)
+            return scores
+        for index in columns.long:
+            end = starts[index + 1] - 1 if index + 1 < len(starts) else len(joined)
+            text = joined[starts[index] : end]
+            for query, penalty, _ in variants:
+                result = _match_query(query, text)
+                if result.matches:
+                    scores[index] = result.score + penalty if penalty else result.score
+                    break
+        return scores
 
     def _token_scores(self, token: str) -> dict[int, float]:
         """Each matching text's score for one token, in text order."""
@@ -421,88 +378,20 @@ class FuzzyIndex:
                 scores[index] = score + 5
         return dict(sorted(scores.items()))  # the retry's matches in their place
 
-    def _scan(self, query: str, *, at_start: bool = False) -> dict[int, float]:
-        """``fuzzy_match``'s score of every text ``query`` matches, in text order
-        (``at_start``: of the texts that start with its first character; the pattern is
-        then tried at each of their starts, which costs no second pattern)."""
+    def _scan(self, query: str) -> dict[int, float]:
+        """``fuzzy_match``'s score of every text ``query`` matches, in text order: one
+        compiled pattern finds them in the joined texts (``_token_pattern``)."""
         joined = self._joined
+        scores: dict[int, float] = {}
         if joined is None:  # a text with a line break: no joined form, text by text
-            scores: dict[int, float] = {}
             for index, text in enumerate(self._lowered):
                 result = _match_query(query, text)
                 if result.matches:
                     scores[index] = result.score
             return scores
-        matches: Iterable[re.Match[str] | None]
-        if at_start:
-            pattern = _token_pattern(query)
-            positions = self._starting_with(joined, query[0])
-            matches = map(pattern.match, repeat(joined), positions)
-        else:
-            # One and two characters have quicker loops below (and many holders).
-            if len(query) > 2:  # pragma: no mutate (a cost choice; any length scores alike)
-                held = self._scan_holders(joined, query)  # pragma: no mutate (either way)
-                if held is not None:
-                    return held
-            matches = _token_pattern(query).finditer(joined)
         starts = self._starts
-        boundary_before = _WORD_BOUNDARY_BEFORE
-        find = joined.find
-        scores = {}
         index = 0
-        if len(query) == 1:
-            # The common first keystroke, and the one that matches the most texts:
-            # ``_score_from`` for one character, unrolled (same operations, same floats).
-            for match in matches:
-                if match is None:
-                    continue
-                position, line_end = match.span()
-                index = bisect_right(starts, position, index) - 1
-                i = position - starts[index]
-                if i == 0:
-                    score = -15.0
-                elif joined[position - 1] in boundary_before:
-                    score = -10.0 + i * 0.1
-                else:
-                    score = i * 0.1
-                if line_end - position == 1 and i == 0:
-                    score -= 100
-                scores[index] = score
-            return scores
-        if len(query) == 2:
-            # The second keystroke, unrolled the same way.
-            second_char = query[1]
-            for match in matches:
-                if match is None:
-                    continue
-                first, line_end = match.span()
-                second = find(second_char, first + 1)
-                index = bisect_right(starts, first, index) - 1
-                line_start = starts[index]
-                i = first - line_start
-                j = second - line_start
-                if i == 0:
-                    score = -15.0  # a run of 1 (-5) at a boundary (-10)
-                    if j == 1:
-                        score -= 10  # a run of 2
-                    else:
-                        score += (j - 1) * 2
-                else:
-                    score = -10.0 + i * 0.1 if joined[first - 1] in boundary_before else i * 0.1
-                    if j == i + 1:
-                        score -= 5
-                    else:
-                        score += (j - i - 1) * 2
-                if joined[second - 1] in boundary_before:
-                    score -= 10
-                score += j * 0.1
-                if line_end - line_start == 2:
-                    score -= 100
-                scores[index] = score
-            return scores
-        for match in matches:
-            if match is None:
-                continue
+        for match in _token_pattern(query).finditer(joined):
             position, line_end = match.span()
             index = bisect_right(starts, position, index) - 1
             # The pattern matched: every character is there, so a score is.
@@ -510,49 +399,6 @@ class FuzzyIndex:
             if found is not None:
                 scores[index] = found
         return scores
-
-    def _scan_holders(self, joined: str, query: str) -> dict[int, float] | None:
-        """``_scan``'s answer for ``query`` (three or more characters) from the texts
-        that hold each of its characters, followed one by one; None when they are so
-        many that the compiled pattern scans quicker (``_CANDIDATE_COST``).
-
-        A query of a few characters is held by few texts whole, so the greedy scan
-        through those few costs less than compiling the query's pattern.
-        """
-        holders = -1
-        for char in set(query):
-            holders &= self._holding_set(joined, char)
-        cost = holders.bit_count() * _CANDIDATE_COST  # pragma: no mutate (a cost estimate)
-        if cost >= len(joined) + _COMPILE_COST:  # pragma: no mutate (a cost estimate)
-            return None
-        # Bit k is the k-th binary digit from the right.
-        bits = format(holders, "b")[::-1]
-        starts = self._starts
-        last = len(starts) - 1
-        find = joined.find
-        first = query[0]
-        scores: dict[int, float] = {}
-        index = bits.find("1")
-        while index >= 0:
-            line_start = starts[index]
-            line_end = starts[index + 1] - 1 if index < last else len(joined)
-            position = find(first, line_start)  # the text holds it
-            score = _score_from(joined, query, position, line_start, line_end)
-            if score is not None:
-                scores[index] = score
-            index = bits.find("1", index + 1)
-        return scores
-
-    def _holding_set(self, joined: str, char: str) -> int:
-        """The bit set of the texts that hold ``char`` (bit k: text k)."""
-        holding = self._holding.get(char)
-        if holding is None:
-            texts = joined[1:].split("\n")
-            flags = bytes([char in text for text in texts])
-            holding = int(flags[::-1].translate(_BINARY_DIGITS), 2)
-            if len(self._holding) < _MOST_KEPT_SETS:
-                self._holding[char] = holding
-        return holding
 
 
 def fuzzy_filter(items: Sequence[T], query: str, get_text: Callable[[T], str]) -> list[T]:

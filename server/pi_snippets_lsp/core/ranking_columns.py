@@ -1,0 +1,338 @@
+"""Pi's fuzzy filter for a popup, over all texts at once: a best-first search on bit sets.
+
+The texts are kept as columns of bit sets, and the search follows the positions pi-tui's
+greedy scan takes.
+
+Rules: docs/grammar.md, "Ranking" (``core.ranking`` states them text by text). A popup
+lists the best 20 of thousands of names on every keystroke, and pi-tui scores every name
+each time; following each name in Python costs a microsecond or more, a hundred thousand
+names a tenth of a second. Here the texts that take the same positions for a query's
+first characters are one state, a bit set (bit k: text k): one integer operation moves
+all of them one character on, so the cost follows the number of distinct positions, not
+of texts, and the search stops once the list is settled. The scores are pi-tui's to the
+bit: each state's score is the same sums in the same order as pi-tui's loop.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import count, groupby, repeat
+from math import inf
+from operator import itemgetter
+from typing import Final, NamedTuple
+
+from pi_snippets_lsp.core.grammar import FUZZY_BOUNDARIES
+
+#: The columns of an index hold at most this many characters (texts times positions);
+#: past it, the positions a column holds are fewer and the longer texts are scored one by
+#: one (``Columns``).
+_MOST_CELLS: Final = 1 << 24  # pragma: no mutate (a memory bound; any value ranks alike)
+#: The bit sets kept per index for the characters queries asked for, in bytes; the
+#: sets of other characters are made for each query that asks (``Columns.positions``).
+_MOST_KEPT_BYTES: Final = 32 << 20  # pragma: no mutate (a memory bound; any value ranks alike)
+#: Below every score difference two paths can make (0.1) and far above float rounding:
+#: a lower bound minus this is a lower bound still, whatever the order of its sums.
+_MARGIN: Final = 1e-6
+#: Translation tables: a column's bytes to "1" for the characters asked, "0" for others.
+_ZEROS: Final = b"0" * 256
+
+
+def _bits_table(chars: Iterable[str]) -> bytes:
+    """A ``bytes.translate`` table: "1" for each of ``chars`` (Latin-1), "0" else."""
+    table = bytearray(_ZEROS)
+    for char in chars:
+        if ord(char) < 256:
+            table[ord(char)] = ord("1")
+    return bytes(table)
+
+
+_BOUNDARY_BITS: Final = _bits_table(FUZZY_BOUNDARIES)
+
+
+class Columns:
+    """The texts as bit sets: for a character and a position, the texts that hold that
+    character there (bit k: text k). pi-tui's greedy scan, for all texts at once.
+
+    Column ``j`` is the ``j``-th character of every text, one byte each (Latin-1; NUL
+    past a text's end), in reverse text order, so that its translation to "0"/"1"
+    read as a binary number has text k at bit k. A character's sets, one per column,
+    are made when a query first asks for it and kept (up to ``_MOST_KEPT_BYTES``).
+    Texts longer than the columns (``_MOST_CELLS``) are ``long``: scored one by one.
+    """
+
+    __slots__ = (
+        "_boundary",
+        "_columns",
+        "_kept",
+        "_sets",
+        "everything",
+        "long",
+        "long_set",
+        "width",
+    )
+
+    def __init__(self, lowered: Sequence[str], width: int, longest: int) -> None:
+        self.width = width
+        #: The texts the columns cannot hold whole, and their bit set.
+        self.long: list[int] = []
+        self.long_set = 0
+        rows = lowered
+        if longest > width:
+            self.long = [index for index, text in enumerate(lowered) if len(text) > width]
+            self.long_set = sum(1 << index for index in self.long)
+            rows = [text[:width] for text in lowered]
+        padded = "".join(map(str.ljust, rows, repeat(width), repeat("\0")))
+        data = padded.encode("latin-1")
+        self._columns = [data[j::width][::-1] for j in range(width)]
+        self.everything = (1 << len(lowered)) - 1
+        #: Per column: the texts whose character before it starts a word (column 0: all).
+        self._boundary = [self.everything]
+        self._boundary += [
+            int(column.translate(_BOUNDARY_BITS), 2) for column in self._columns[:-1]
+        ]
+        self._sets: dict[str, list[int]] = {}
+        size = max(1, width * len(lowered) // 8)
+        self._kept = max(1, _MOST_KEPT_BYTES // size)
+
+    @classmethod
+    def of(cls, lowered: Sequence[str]) -> Columns | None:
+        """Columns of these texts, or None when a text holds NUL (the padding) or a
+        character past Latin-1 (then the index scores text by text)."""
+        if not lowered:
+            return None
+        joined = "".join(lowered)
+        if "\0" in joined or (not joined.isascii() and max(joined) > "\xff"):
+            return None
+        longest = max(map(len, lowered))
+        width = min(longest, max(1, _MOST_CELLS // len(lowered)))
+        return cls(lowered, width, longest) if width else None
+
+    def positions(self, char: str) -> list[int]:
+        """Per column: the bit set of the texts holding ``char`` there."""
+        sets = self._sets.get(char)
+        if sets is None:
+            table = _bits_table(char)
+            byte = char.encode("latin-1", "replace")
+            sets = [
+                int(column.translate(table), 2) if byte in column else 0 for column in self._columns
+            ]
+            if len(self._sets) < self._kept:
+                self._sets[char] = sets
+        return sets
+
+    def boundary(self, column: int) -> int:
+        return self._boundary[column]
+
+    def of_length(self, length: int) -> int:
+        """The bit set of the texts exactly ``length`` characters long (1 or more)."""
+        if length > self.width:
+            return 0
+        ended = self.positions("\0")
+        shorter = ended[length - 1]
+        return (self.everything if length == self.width else ended[length]) & ~shorter
+
+
+class Variant(NamedTuple):
+    """A query the texts are matched with, what its score adds (the swap's 5), and the
+    score of a text that is the query itself (pi-tui's -100 included, not the 5)."""
+
+    query: str
+    penalty: int
+    exact: float
+
+
+def holders(columns: Columns, query: str) -> int:
+    """The bit set of the texts holding ``query`` in order (within the columns).
+
+    From the last character back: ``after[j]`` is the texts that hold the rest of the
+    query from column ``j`` on; a text holds one more character in front from ``j`` when
+    it has it at some column ``j' >= j`` and holds the rest from ``j' + 1``.
+    """
+    width = columns.width
+    after = [columns.everything] * (width + 1)
+    for char in reversed(query):
+        sets = columns.positions(char)
+        held = [0] * (width + 1)
+        found = 0
+        for j in range(width - 1, -1, -1):
+            found |= sets[j] & after[j + 1]
+            held[j] = found
+        after = held
+    return after[0]
+
+
+def rest_bounds(query: str) -> list[list[float]]:
+    """``bounds[k][streak]``: the least the characters ``query[k:]`` can add to a score,
+    but for their ``0.1 * i``, after ``k`` characters matched, the last ending a streak of
+    ``streak`` (at most ``k``; ``bounds[len(query)]`` is all 0).
+
+    Each next character either extends the streak (``-5`` times its new length, and a
+    word start only when the query character before it is a boundary one, ``-10``), or
+    comes after a gap at a word start at best (``+2`` for the one skipped, ``-10``).
+    """
+    length = len(query)
+    bounds = [[0.0] * (length + 1) for _ in range(length + 1)]
+    for k in range(length - 1, 0, -1):
+        word_start = 10 if query[k - 1] in FUZZY_BOUNDARIES else 0
+        after = bounds[k + 1]
+        for streak in range(k + 1):
+            extended = -5 * (streak + 1) - word_start + after[streak + 1]
+            bounds[k][streak] = min(extended, 2 - 10 + after[0])
+    return bounds
+
+
+def best_first(
+    columns: Columns, variants: Sequence[Variant], long: Mapping[int, float], limit: int
+) -> tuple[list[int], bool]:
+    """The best ``limit`` texts for a query (and its swap), and whether more match;
+    ``long``: the scores of the texts longer than the columns, scored apart.
+
+    pi-tui's greedy scan for all texts at once: a search state is a set of texts that
+    took the same positions for the query's first ``k`` characters (and so have the same
+    score so far, to the bit: the same sums in the same order); taking the next
+    character splits it by the column each text next holds it in, and by whether that
+    column starts a word. States are taken best bound first (the score so far plus the
+    least the rest can add, ``rest_bounds``), so the complete states come out in score
+    order, and the search stops once ``limit`` texts are out and no state left can tie
+    the last of them. Every state holds only texts that match (``holders``): the greedy
+    scan never fails a text that holds the query. Equal scores keep text order.
+    """
+    heap: list[_State] = []
+    sequence = count()  # ties in the heap: first pushed, first taken
+    taken = columns.long_set  # scored apart, and the texts an earlier variant matched
+    bounds = [rest_bounds(variant.query) for variant in variants]
+    for number, (query, penalty, exact) in enumerate(variants):
+        held = holders(columns, query)
+        held &= ~taken
+        taken |= held
+        whole = held & columns.of_length(len(query))  # the query itself: -100
+        if whole:
+            held ^= whole
+            final = exact + penalty if penalty else exact
+            heapq.heappush(heap, (final, next(sequence), number, len(query), 0, final, 0, whole))
+        _first_states(
+            columns, _Rest(variants[number], bounds[number], number, 1), held, heap, sequence
+        )
+    for index, score in long.items():
+        heapq.heappush(heap, (score, next(sequence), -1, 0, 0, score, 0, 1 << index))
+    total = sum(state[7].bit_count() for state in heap)
+    finals: list[tuple[float, int]] = []
+    found = 0
+    last = inf  # the score of the ``limit``-th text, once out
+    while heap and heap[0][0] <= last:
+        _, _, number, k, position, score, streak, texts = heapq.heappop(heap)
+        if number < 0 or k == len(variants[number].query):
+            finals.append((score, texts))
+            found += texts.bit_count()
+            if found >= limit and last == inf:
+                last = score
+            continue
+        variant = variants[number]
+        sets = columns.positions(variant.query[k])
+        rest = _Rest(variant, bounds[number], number, k + 1)
+        remaining = texts
+        for j in range(position + 1, columns.width):
+            hit = remaining & sets[j]
+            if not hit:
+                continue
+            remaining ^= hit
+            if j == position + 1:  # the streak goes on
+                run = streak + 1
+                base = score - run * 5
+            else:
+                run = 0
+                base = score + (j - position - 1) * 2
+            starts = hit & columns.boundary(j)
+            if starts:
+                rest.push(heap, sequence, last, j, (base - 10) + j * 0.1, run, starts)
+            if starts != hit:
+                rest.push(heap, sequence, last, j, base + j * 0.1, run, hit ^ starts)
+            if not remaining:
+                break
+    return _first_texts(finals, limit), total > limit
+
+
+def _first_states(
+    columns: Columns,
+    rest: _Rest,
+    held: int,
+    heap: list[_State],
+    sequence: Iterator[int],
+) -> None:
+    """The states after a query's first character: by the first column each text
+    holds it in (pi-tui's ``i``), and whether that column starts a word."""
+    sets = columns.positions(rest.variant.query[0])
+    remaining = held
+    for j in range(columns.width):
+        found = remaining & sets[j]
+        if not found:
+            continue
+        remaining ^= found
+        if j == 0:  # a streak of 1 from the start (-5), at a word start (-10)
+            rest.push(heap, sequence, inf, 0, -15.0, 1, found)
+        else:
+            starts = found & columns.boundary(j)
+            if starts:
+                rest.push(heap, sequence, inf, j, -10.0 + j * 0.1, 0, starts)
+            if starts != found:
+                rest.push(heap, sequence, inf, j, j * 0.1, 0, found ^ starts)
+        if not remaining:
+            break
+
+
+#: A search state: (bound, order pushed, variant number (-1: a long text), characters
+#: matched, column of the last, score so far (once complete: the final score), streak,
+#: bit set of its texts).
+_State = tuple[float, int, int, int, int, float, int, int]
+
+
+class _Rest(NamedTuple):
+    """How states after ``k`` characters of a variant are bounded and pushed."""
+
+    variant: Variant
+    bounds: list[list[float]]
+    number: int
+    k: int
+
+    def push(
+        self,
+        heap: list[_State],
+        sequence: Iterator[int],
+        last: float,
+        position: int,
+        score: float,
+        streak: int,
+        texts: int,
+    ) -> None:
+        """Push a state unless its bound is past ``last`` (it cannot reach the list)."""
+        query, penalty, _ = self.variant
+        left = len(query) - self.k
+        if left:
+            bound = self.bounds[self.k][streak]
+            bound += 0.1 * (left * position + left * (left + 1) / 2) - _MARGIN
+            bound += score + penalty
+        else:  # complete: the final score (the swap's retry adds 5 to its score)
+            score = bound = score + penalty if penalty else score
+        if bound <= last:
+            heapq.heappush(
+                heap, (bound, next(sequence), self.number, self.k, position, score, streak, texts)
+            )
+
+
+def _first_texts(finals: list[tuple[float, int]], limit: int) -> list[int]:
+    """The first ``limit`` texts of the complete states, by score, equal scores in text
+    order (the lowest bits of their merged sets first)."""
+    finals.sort(key=itemgetter(0))
+    indices: list[int] = []
+    for _, group in groupby(finals, key=itemgetter(0)):
+        texts = 0
+        for _, part in group:
+            texts |= part
+        while texts and len(indices) < limit:
+            lowest = texts & -texts
+            indices.append(lowest.bit_length() - 1)
+            texts ^= lowest
+        if len(indices) >= limit:
+            break
+    return indices
