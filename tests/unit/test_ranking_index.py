@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import itertools
 import json
 import random
 import re
@@ -213,17 +214,26 @@ def test_texts_without_columns_are_scanned(texts: list[str]) -> None:
     assert index._columns is False
 
 
-def test_the_sets_kept_are_bounded() -> None:
+@pytest.mark.parametrize(
+    ("texts", "most_bytes", "kept"),
+    [
+        # 4 columns of 160 bits: a character's sets take 80 bytes.
+        pytest.param([f"t{i:03d}" for i in range(160)], 240, "t01", id="three-fit"),
+        pytest.param([f"t{i:03d}" for i in range(160)], 239, "t0", id="two-fit"),
+        pytest.param([f"t{i:03d}" for i in range(161)], 240, "t0", id="a-bit-more-than-80"),
+        pytest.param([f"t{i:03d}" for i in range(160)], 1, "t", id="the-first-always"),
+    ],
+)
+def test_the_sets_kept_are_bounded(texts: list[str], most_bytes: int, kept: str) -> None:
     """A client that asks for many characters does not grow the index without bound:
-    the sets of the first characters asked for are kept, up to ``_MOST_KEPT_BYTES``;
-    later ones are made each time."""
-    texts = [f"t{i:03d}" for i in range(160)]  # 4 columns of 20 bytes of bits each
-    with mock.patch.object(ranking_columns, "_MOST_KEPT_BYTES", 3 * 80):
+    the sets of the first characters asked for are kept, as many as ``_MOST_KEPT_BYTES``
+    holds (a set: one bit per text and column); later ones are made each time."""
+    with mock.patch.object(ranking_columns, "_MOST_KEPT_BYTES", most_bytes):
         columns = ranking_columns.Columns.of(texts)
     assert columns is not None
     for char in "t0123":
         columns.positions(char)
-    assert list(columns._sets) == ["t", "0", "1"]
+    assert "".join(columns._sets) == kept
     assert columns.positions("3") == columns.positions("3")
     assert "3" not in columns._sets
 
@@ -231,6 +241,22 @@ def test_the_sets_kept_are_bounded() -> None:
 def test_a_query_with_a_nul_is_scanned() -> None:
     texts = ["a", "ab"]
     assert FuzzyIndex(texts).rank("a\x00", 20) == ranking.Ranked([], False)
+
+
+@pytest.mark.parametrize(
+    ("texts", "query", "expected"),
+    [
+        pytest.param(["\u00ff", "a\u00ff"], "\u00ff", [0, 1], id="the-last-latin-1-character"),
+        pytest.param(["a?", "ab"], "a\u0101", [], id="a-character-past-latin-1"),
+        pytest.param(["caf\u00e9", "cafe"], "f\u00e9", [0], id="an-accent"),
+    ],
+)
+def test_any_query_character_over_latin_1_columns(
+    texts: list[str], query: str, expected: list[int]
+) -> None:
+    index = FuzzyIndex(texts)
+    assert index.rank(query, 20) == ranking.Ranked(expected, False)
+    assert isinstance(index._columns, ranking_columns.Columns)
 
 
 @pytest.mark.parametrize("way", WAYS)
@@ -458,6 +484,27 @@ def test_equal_scores_of_different_states_keep_text_order() -> None:
     texts = ["ba-b", "-axb", "xa-b", "ab"]
     assert FuzzyIndex(texts).rank("ab", 20) == ranking.Ranked([3, 0, 1, 2], False)
     assert FuzzyIndex(texts).rank("ab", 3) == ranking.Ranked([3, 0, 1], True)
+    # The list is full at ``-axb`` (the word start on ``a`` is taken first); ``ba-b``
+    # ties it and comes before it.
+    assert FuzzyIndex(texts).rank("ab", 2) == ranking.Ranked([3, 0], True)
+
+
+def test_a_state_is_bounded_by_its_score_and_the_least_its_rest_can_add() -> None:
+    """After ``a`` at column 3 (score -9.7, no streak), ``bc`` add at least -16 and
+    ``0.1 * (4 + 5)``; a swap's state adds its 5. A bound past ``last`` is not pushed."""
+    heap: list[ranking_columns._State] = []
+    variant = ranking_columns.Variant("abc", 5, 0.0)
+    rest = ranking_columns._Rest(variant, ranking_columns.rest_bounds("abc"), 1, 1)
+    rest.push(heap, itertools.count(), 0.0, 3, -9.7, 0, 0b1)
+    ((bound, _, number, k, position, score, streak, texts),) = heap
+    assert bound == pytest.approx(-9.7 - 16 + 0.9 + 5 - 1e-6, abs=1e-9)
+    assert (number, k, position, score, streak, texts) == (1, 1, 3, -9.7, 0, 1)
+    rest.push(heap, itertools.count(), -20.0, 3, -9.7, 0, 0b1)
+    assert len(heap) == 1
+    complete = ranking_columns._Rest(variant, ranking_columns.rest_bounds("abc"), 1, 3)
+    heap.clear()
+    complete.push(heap, itertools.count(), 0.0, 5, -20.5, 1, 0b10)
+    assert heap[0][0] == heap[0][5] == -20.5 + 5
 
 
 def test_the_search_stops_once_the_list_is_settled() -> None:
@@ -465,7 +512,7 @@ def test_the_search_stops_once_the_list_is_settled() -> None:
     search takes the twenty and the few states that bound the rest, not a thousand."""
     texts = [f"{'z' * (i % 7 + 8)}ab{i}" for i in range(1000)] + [f"x-ab{i}" for i in range(20)]
     reference = ranked_by_reference(texts, "ab", 20)
-    with mock.patch.object(ranking_columns.heapq, "heappop", wraps=heapq.heappop) as popped:
+    with mock.patch("heapq.heappop", wraps=heapq.heappop) as popped:
         ranked = FuzzyIndex(texts).rank("ab", 20)
     assert (ranked.indices, ranked.truncated) == reference
     assert popped.call_count <= 4
@@ -483,6 +530,19 @@ def test_a_long_text_enters_the_list_by_its_score() -> None:
         assert index.rank("xxab", 1) == ranking.Ranked([0], False)
         assert index.rank("zab", 2) == ranking.Ranked([3], False)
         assert index.rank("b1", 2) == ranking.Ranked([], False)
+
+
+@pytest.mark.parametrize("query", ["b1", "1b", "ab", "b", "zab"])
+def test_long_texts_and_the_swap(query: str) -> None:
+    """A long text matching the query takes the query's score, not its swap's; one
+    matching only the swap takes the swap's, 5 worse."""
+    texts = ["b-1zzzzz1b", "1xxxxxxxb", "b1", "1-b", "zzzzzzzzab"]
+    with mock.patch.object(ranking_columns, "_MOST_CELLS", 5 * 4):
+        index = FuzzyIndex(texts)
+        ranked = index.rank(query, 3)
+        assert isinstance(index._columns, ranking_columns.Columns)
+        assert index._columns.long == [0, 1, 4]
+    assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, query, 3)
 
 
 def test_the_order_is_pi_tuis_own_in_javascript(node: RunNode) -> None:
