@@ -182,7 +182,7 @@ def test_a_column_has_the_bit_of_each_text_holding_the_character_there() -> None
     # Column 1 starts a word after a separator; column 0 always does.
     dotted = ranking_columns.Columns.of(["a.b", "ab", "-ab", "a b"])
     assert dotted is not None
-    assert [dotted.boundary(j) for j in range(3)] == [0b1111, 0b0100, 0b1001]
+    assert dotted.word_starts == [0b1111, 0b0100, 0b1001]
     assert [dotted.of_length(n) for n in (1, 2, 3)] == [0, 0b0010, 0b1101]
 
 
@@ -490,21 +490,32 @@ def test_equal_scores_of_different_states_keep_text_order() -> None:
 
 
 def test_a_state_is_bounded_by_its_score_and_the_least_its_rest_can_add() -> None:
-    """After ``a`` at column 3 (score -9.7, no streak), ``bc`` add at least -16 and
-    ``0.1 * (4 + 5)``; a swap's state adds its 5. A bound past ``last`` is not pushed."""
+    """``xy-abc`` for ``abc`` (as a swap's variant, 5 worse): after ``a`` at column 3 (a
+    word start, -9.7), ``b`` extends the streak (-5, +0.4: -14.3), and ``c`` can add no
+    less than a streak of 2 (-10) at column 5 (+0.5); a bound past ``last`` is not
+    pushed; the complete state carries its final score, the swap's 5 added."""
+    columns = ranking_columns.Columns.of(["xy-abc"])
+    assert columns is not None
+    plan = ranking_columns._Plan.of(columns, ranking_columns.Variant("abc", 5, 0.0))
     heap: list[ranking_columns._State] = []
-    variant = ranking_columns.Variant("abc", 5, 0.0)
-    rest = ranking_columns._Rest(variant, ranking_columns.rest_bounds("abc"), 1, 1)
-    rest.push(heap, itertools.count(), 0.0, 3, -9.7, 0, 0b1)
+    step = ranking_columns._next_states
+    step(columns, plan, 1, 1, 3, -9.7, 0, 0b1, heap, itertools.count(), -18.9)
+    assert heap == []
+    step(columns, plan, 1, 1, 3, -9.7, 0, 0b1, heap, itertools.count(), 0.0)
     ((bound, _, number, k, position, score, streak, texts),) = heap
-    assert bound == pytest.approx(-9.7 - 16 + 0.9 + 5 - 1e-6, abs=1e-9)
-    assert (number, k, position, score, streak, texts) == (1, 1, 3, -9.7, 0, 1)
-    rest.push(heap, itertools.count(), -20.0, 3, -9.7, 0, 0b1)
-    assert len(heap) == 1
-    complete = ranking_columns._Rest(variant, ranking_columns.rest_bounds("abc"), 1, 3)
+    assert (number, k, position, score, streak, texts) == (1, 2, 4, -9.7 - 5 + 0.4, 1, 1)
+    assert bound == pytest.approx(-14.3 - 10 + 0.5 + 5 - 1e-6, abs=1e-9)
     heap.clear()
-    complete.push(heap, itertools.count(), 0.0, 5, -20.5, 1, 0b10)
-    assert heap[0][0] == heap[0][5] == -20.5 + 5
+    step(columns, plan, 1, 2, 4, score, 1, 0b1, heap, itertools.count(), 0.0)
+    ((bound, _, _, k, position, final, streak, _),) = heap
+    assert (k, position, streak) == (3, 5, 2)
+    assert bound == final == (score - 10) + 5 * 0.1 + 5
+    assert final - 5 == pytest.approx(reference_score("xy-abc", "abc"))
+
+
+def reference_score(text: str, query: str) -> float:
+    ((score, _),) = reference_filter([text], query, str)
+    return score
 
 
 def test_the_search_stops_once_the_list_is_settled() -> None:

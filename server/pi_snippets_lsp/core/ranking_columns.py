@@ -62,7 +62,6 @@ class Columns:
     """
 
     __slots__ = (
-        "_boundary",
         "_columns",
         "_kept",
         "_sets",
@@ -70,6 +69,7 @@ class Columns:
         "long",
         "long_set",
         "width",
+        "word_starts",
     )
 
     def __init__(self, lowered: Sequence[str], width: int, longest: int) -> None:
@@ -86,9 +86,10 @@ class Columns:
         data = padded.encode("latin-1")
         self._columns = [data[j::width][::-1] for j in range(width)]
         self.everything = (1 << len(lowered)) - 1
-        #: Per column: the texts whose character before it starts a word (column 0: all).
-        self._boundary = [self.everything]
-        self._boundary += [
+        #: Per column: the texts whose character before it is a boundary, so a match
+        #: there starts a word (column 0: all).
+        self.word_starts = [self.everything]
+        self.word_starts += [
             int(column.translate(_BOUNDARY_BITS), 2) for column in self._columns[:-1]
         ]
         self._sets: dict[str, list[int]] = {}
@@ -120,9 +121,6 @@ class Columns:
             if len(self._sets) < self._kept:
                 self._sets[char] = sets
         return sets
-
-    def boundary(self, column: int) -> int:
-        return self._boundary[column]
 
     def of_length(self, length: int) -> int:
         """The bit set of the texts exactly ``length`` characters long (1 or more)."""
@@ -182,6 +180,29 @@ def rest_bounds(query: str) -> list[list[float]]:
     return bounds
 
 
+class _Plan(NamedTuple):
+    """One variant's search, prepared: its characters' sets, and per number of
+    characters matched ``k`` (from 1), the terms of a state's bound: the rest's bonus
+    per streak (``rest_bounds``), ``0.1`` per rest character per column of the last, and
+    the rest's least ``0.1 * i`` from there, with the swap's 5, less ``_MARGIN``."""
+
+    query: str
+    penalty: int
+    sets: list[list[int]]
+    rest: list[tuple[list[float], float, float]]
+
+    @classmethod
+    def of(cls, columns: Columns, variant: Variant) -> _Plan:
+        query, penalty, _ = variant
+        length = len(query)
+        bounds = rest_bounds(query)
+        rest = []
+        for k, row in enumerate(bounds):
+            left = length - k
+            rest.append((row, 0.1 * left, 0.1 * left * (left + 1) / 2 + penalty - _MARGIN))
+        return cls(query, penalty, [columns.positions(char) for char in query], rest)
+
+
 def best_first(
     columns: Columns, variants: Sequence[Variant], long: Mapping[int, float], limit: int
 ) -> tuple[list[int], bool]:
@@ -192,16 +213,16 @@ def best_first(
     took the same positions for the query's first ``k`` characters (and so have the same
     score so far, to the bit: the same sums in the same order); taking the next
     character splits it by the column each text next holds it in, and by whether that
-    column starts a word. States are taken best bound first (the score so far plus the
-    least the rest can add, ``rest_bounds``), so the complete states come out in score
-    order, and the search stops once ``limit`` texts are out and no state left can tie
-    the last of them. Every state holds only texts that match (``holders``): the greedy
-    scan never fails a text that holds the query. Equal scores keep text order.
+    column starts a word (``_next_states``). States are taken best bound first (the
+    score so far plus the least the rest can add), so the complete states come out in
+    score order, and the search stops once ``limit`` texts are out and no state left can
+    tie the last of them. Every state holds only texts that match (``holders``): the
+    greedy scan never fails a text that holds the query. Equal scores keep text order.
     """
     heap: list[_State] = []
     sequence = count()  # ties in the heap: first pushed, first taken
     taken = columns.long_set  # scored apart, and the texts an earlier variant matched
-    bounds = [rest_bounds(variant.query) for variant in variants]
+    plans = [_Plan.of(columns, variant) for variant in variants]
     for number, (query, penalty, exact) in enumerate(variants):
         held = holders(columns, query)
         held &= ~taken
@@ -211,9 +232,8 @@ def best_first(
             held ^= whole
             final = exact + penalty if penalty else exact
             heapq.heappush(heap, (final, next(sequence), number, len(query), 0, final, 0, whole))
-        _first_states(
-            columns, _Rest(variants[number], bounds[number], number, 1), held, heap, sequence
-        )
+        # Before the first character: nothing matched, no gap to pay for.
+        _next_states(columns, plans[number], number, 0, -1, 0.0, 0, held, heap, sequence, inf)
     for index, score in long.items():
         heapq.heappush(heap, (score, next(sequence), -1, 0, 0, score, 0, 1 << index))
     total = sum(state[7].bit_count() for state in heap)
@@ -222,63 +242,16 @@ def best_first(
     last = inf  # the score of the ``limit``-th text, once out
     while heap and heap[0][0] <= last:
         _, _, number, k, position, score, streak, texts = heapq.heappop(heap)
-        if number < 0 or k == len(variants[number].query):
+        if number < 0 or k == len(plans[number].query):
             finals.append((score, texts))
             found += texts.bit_count()
             if found >= limit and last == inf:
                 last = score
             continue
-        variant = variants[number]
-        sets = columns.positions(variant.query[k])
-        rest = _Rest(variant, bounds[number], number, k + 1)
-        remaining = texts
-        for j in range(position + 1, columns.width):
-            hit = remaining & sets[j]
-            if not hit:
-                continue
-            remaining ^= hit
-            if j == position + 1:  # the streak goes on
-                run = streak + 1
-                base = score - run * 5
-            else:
-                run = 0
-                base = score + (j - position - 1) * 2
-            starts = hit & columns.boundary(j)
-            if starts:
-                rest.push(heap, sequence, last, j, (base - 10) + j * 0.1, run, starts)
-            if starts != hit:
-                rest.push(heap, sequence, last, j, base + j * 0.1, run, hit ^ starts)
-            if not remaining:  # pragma: no mutate (the columns left hold none of them)
-                break
+        _next_states(
+            columns, plans[number], number, k, position, score, streak, texts, heap, sequence, last
+        )
     return _first_texts(finals, limit), total > limit
-
-
-def _first_states(
-    columns: Columns,
-    rest: _Rest,
-    held: int,
-    heap: list[_State],
-    sequence: Iterator[int],
-) -> None:
-    """The states after a query's first character: by the first column each text
-    holds it in (pi-tui's ``i``), and whether that column starts a word."""
-    sets = columns.positions(rest.variant.query[0])
-    remaining = held
-    for j in range(columns.width):
-        found = remaining & sets[j]
-        if not found:
-            continue
-        remaining ^= found
-        if j == 0:  # a streak of 1 from the start (-5), at a word start (-10)
-            rest.push(heap, sequence, inf, 0, -15.0, 1, found)
-        else:
-            starts = found & columns.boundary(j)
-            if starts:
-                rest.push(heap, sequence, inf, j, -10.0 + j * 0.1, 0, starts)
-            if starts != found:
-                rest.push(heap, sequence, inf, j, j * 0.1, 0, found ^ starts)
-        if not remaining:  # pragma: no mutate (the columns left hold none of them)
-            break
 
 
 #: A search state: (bound, order pushed, variant number (-1: a long text), characters
@@ -287,38 +260,63 @@ def _first_states(
 _State = tuple[float, int, int, int, int, float, int, int]
 
 
-class _Rest(NamedTuple):
-    """How states after ``k`` characters of a variant are bounded and pushed."""
-
-    variant: Variant
-    bounds: list[list[float]]
-    number: int
-    k: int
-
-    def push(
-        self,
-        heap: list[_State],
-        sequence: Iterator[int],
-        last: float,
-        position: int,
-        score: float,
-        streak: int,
-        texts: int,
-    ) -> None:
-        """Push a state unless its bound is past ``last`` (it cannot reach the list)."""
-        query, penalty, _ = self.variant
-        left = len(query) - self.k
-        if left:
-            bound = self.bounds[self.k][streak]
-            bound += 0.1 * (left * position + left * (left + 1) / 2) - _MARGIN
-            bound += score + penalty
-        else:  # complete: the final score (the swap's retry adds 5 to its score)
-            score = bound = score + penalty if penalty else score
-        # A state bounded at ``last`` holds no tie: its texts score at least the margin more.
-        if bound <= last:  # pragma: no mutate (so ``<`` drops nothing that could be listed)
-            heapq.heappush(
-                heap, (bound, next(sequence), self.number, self.k, position, score, streak, texts)
-            )
+def _next_states(
+    columns: Columns,
+    plan: _Plan,
+    number: int,
+    k: int,
+    position: int,
+    score: float,
+    streak: int,
+    texts: int,
+    heap: list[_State],
+    sequence: Iterator[int],
+    last: float,
+) -> None:
+    """Push the states after character ``k`` of a state's texts: by the first column
+    after ``position`` each holds it in, and whether that column starts a word, as
+    pi-tui scores it (a streak -5 times its length, else +2 per character skipped after
+    a match; a word start -10; +0.1 per column). A state bounded past ``last`` cannot
+    reach the list and is not pushed."""
+    sets = plan.sets[k]
+    word_starts = columns.word_starts
+    penalty = plan.penalty
+    gap = 2 if k else 0  # no gap before the first match
+    k += 1
+    complete = k == len(plan.query)
+    push = heapq.heappush
+    row, per_column, least = plan.rest[k]
+    remaining = texts
+    for j in range(position + 1, columns.width):
+        hit = remaining & sets[j]
+        if not hit:
+            continue
+        remaining ^= hit
+        if j == position + 1:  # the streak goes on (from the start, it begins)
+            run = streak + 1
+            base = score - run * 5
+        else:
+            run = 0
+            base = score + (j - position - 1) * gap
+        starts = hit & word_starts[j]
+        others = hit ^ starts
+        value = base + j * 0.1
+        if complete:  # the final score (the swap's retry adds 5 to its score)
+            value = value + penalty if penalty else value
+            bound = 0.0
+        else:
+            bound = row[run] + per_column * j + least
+        # A state bounded at ``last`` holds no tie: its texts score the margin more.
+        if others and value + bound <= last:  # pragma: no mutate (``<`` drops no tie)
+            push(heap, (value + bound, next(sequence), number, k, j, value, run, others))
+        if starts:
+            value = (base - 10) + j * 0.1
+            if complete:
+                value = value + penalty if penalty else value
+            if value + bound <= last:  # pragma: no mutate (``<`` drops no tie)
+                push(heap, (value + bound, next(sequence), number, k, j, value, run, starts))
+        if not remaining:  # pragma: no mutate (the columns left hold none of them)
+            break
 
 
 def _first_texts(finals: list[tuple[float, int]], limit: int) -> list[int]:
