@@ -247,7 +247,7 @@ def test_a_query_with_a_nul_is_scanned() -> None:
     ("texts", "query", "expected"),
     [
         pytest.param(["\u00ff", "a\u00ff"], "\u00ff", [0, 1], id="the-last-latin-1-character"),
-        pytest.param(["a?", "ab"], "a\u0101", [], id="a-character-past-latin-1"),
+        pytest.param(["a?", "ab"], "a\u0100", [], id="the-first-character-past-latin-1"),
         pytest.param(["caf\u00e9", "cafe"], "f\u00e9", [0], id="an-accent"),
     ],
 )
@@ -267,6 +267,8 @@ def test_any_query_character_over_latin_1_columns(
         pytest.param(["ba-b", "-axb", "xa-b"], "ab", id="equal-scores-of-two-paths"),
         pytest.param(["b-a1", "1ab", "ab1", "a1b", "b1"], "1ab", id="a-swap-and-its-exact-twin"),
         pytest.param(["ab", "ab", "xab", "ab"], "ab", id="the-exact-text-twice"),
+        # Both exact (-139.7), the swap's 5 worse: the query's own twin comes first.
+        pytest.param(["ab1", "1ab"], "1ab", id="the-swaps-exact-twin-comes-after"),
         pytest.param(["aXbXc", "ab", "bca"], "abc", id="held-but-out-of-order"),
         pytest.param(["abc", "ab", "abcd"], "abc", id="exact-match-last-text"),
         pytest.param(["zz", "abc"], "abc", id="exact-match-at-the-end"),
@@ -527,6 +529,27 @@ def test_the_search_stops_once_the_list_is_settled() -> None:
         ranked = FuzzyIndex(texts).rank("ab", 20)
     assert (ranked.indices, ranked.truncated) == reference
     assert popped.call_count <= 4
+
+
+def test_the_search_counts_the_texts_of_every_state_out() -> None:
+    """The list fills from several states (ten names per word-start position of ``ab``):
+    the search stops when their texts together reach the limit."""
+    texts = [f"{'x' * width}-ab{i}" for width in range(1, 3) for i in range(10)]
+    texts += [f"{'z' * (i % 7 + 8)}ab{i}" for i in range(1000)]
+    reference = ranked_by_reference(texts, "ab", 20)
+    with mock.patch("heapq.heappop", wraps=heapq.heappop) as popped:
+        ranked = FuzzyIndex(texts).rank("ab", 20)
+    assert (ranked.indices, ranked.truncated) == reference
+    assert popped.call_count <= 6
+
+
+def test_the_columns_are_made_once() -> None:
+    index = FuzzyIndex(["ab", "b-a", "xab"])
+    index.rank("ab", 2)
+    columns = index._columns
+    assert isinstance(columns, ranking_columns.Columns)
+    index.rank("ba", 2)
+    assert index._columns is columns
 
 
 def test_a_long_text_enters_the_list_by_its_score() -> None:

@@ -34,6 +34,10 @@ _MOST_KEPT_BYTES: Final = 32 << 20  # pragma: no mutate (a memory bound; any val
 #: Below every score difference two paths can make (0.1) and far above float rounding:
 #: a lower bound minus this is a lower bound still, whatever the order of its sums.
 _MARGIN: Final = 1e-6  # pragma: no mutate (any margin between rounding and 0.1 ranks alike)
+#: A complete state's fields that are never read (its column and streak), and the variant
+#: number of a long text's state (any negative: no variant).
+_UNREAD: Final = 0  # pragma: no mutate
+_LONG: Final = -1  # pragma: no mutate
 #: Translation tables: a column's bytes to "1" for the characters asked, "0" for others.
 _ZEROS: Final = b"0" * 256
 
@@ -42,7 +46,7 @@ def _bits_table(chars: Iterable[str]) -> bytes:
     """A ``bytes.translate`` table: "1" for each of ``chars`` (Latin-1), "0" else."""
     table = bytearray(_ZEROS)
     for char in chars:
-        if ord(char) < 256:
+        if ord(char) < 256:  # Latin-1 (a column holds no other)
             table[ord(char)] = ord("1")
     return bytes(table)
 
@@ -78,12 +82,14 @@ class Columns:
         self.long: list[int] = []
         self.long_set = 0
         rows = lowered
-        if longest > width:
-            self.long = [index for index, text in enumerate(lowered) if len(text) > width]
+        # (A text exactly as wide, taken as long too, would be scored alike, apart.)
+        if longest > width:  # pragma: no mutate
+            lengths = enumerate(map(len, lowered))
+            self.long = [index for index, size in lengths if size > width]  # pragma: no mutate
             self.long_set = sum(1 << index for index in self.long)
             rows = [text[:width] for text in lowered]
         padded = "".join(map(str.ljust, rows, repeat(width), repeat("\0")))
-        data = padded.encode("latin-1")
+        data = padded.encode("latin-1")  # pragma: no mutate (codec names ignore case)
         self._columns = [data[j::width][::-1] for j in range(width)]
         self.everything = (1 << len(lowered)) - 1
         #: Per column: the texts whose character before it is a boundary, so a match
@@ -102,7 +108,7 @@ class Columns:
         character past Latin-1 (then the index scores text by text)."""
         if not lowered:
             return None
-        joined = "".join(lowered)
+        joined = "".join(lowered)  # pragma: no mutate (read for NUL and the top character)
         if "\0" in joined or (not joined.isascii() and max(joined) > "\xff"):
             return None
         longest = max(map(len, lowered))
@@ -114,9 +120,11 @@ class Columns:
         sets = self._sets.get(char)
         if sets is None:
             table = _bits_table(char)
-            byte = char.encode("latin-1", "replace")
+            byte = char.encode("latin-1", "replace")  # pragma: no mutate (a shortcut)
             sets = [
-                int(column.translate(table), 2) if byte in column else 0 for column in self._columns
+                # (A column without the byte has no bit set: skipped, it makes 0 too.)
+                int(column.translate(table), 2) if byte in column else 0  # pragma: no mutate
+                for column in self._columns
             ]
             if len(self._sets) < self._kept:
                 self._sets[char] = sets
@@ -124,8 +132,8 @@ class Columns:
 
     def of_length(self, length: int) -> int:
         """The bit set of the texts exactly ``length`` characters long (1 or more)."""
-        if length > self.width:
-            return 0
+        if length > self.width:  # such a text is long: held by no state
+            return 0  # pragma: no mutate (any set: a long text is in no state)
         ended = self.positions("\0")
         shorter = ended[length - 1]
         return (self.everything if length == self.width else ended[length]) & ~shorter
@@ -170,7 +178,7 @@ def rest_bounds(query: str) -> list[list[float]]:
     comes after a gap at a word start at best (``+2`` for the one skipped, ``-10``).
     """
     length = len(query)
-    bounds = [[0.0] * (length + 1) for _ in range(length + 1)]
+    bounds = [[0.0] * (length + 1) for _ in range(length + 1)]  # pragma: no mutate (room)
     for k in range(length - 1, 0, -1):
         word_start = 10 if query[k - 1] in FUZZY_BOUNDARIES else 0
         after = bounds[k + 1]
@@ -230,12 +238,14 @@ def best_first(
         whole = held & columns.of_length(len(query))  # the query itself: -100
         if whole:
             held ^= whole
-            final = exact + penalty if penalty else exact
-            heapq.heappush(heap, (final, next(sequence), number, len(query), 0, final, 0, whole))
+            final = exact + penalty
+            state = (final, next(sequence), number, len(query), _UNREAD, final, _UNREAD, whole)
+            heapq.heappush(heap, state)
         # Before the first character: nothing matched, no gap to pay for.
         _next_states(columns, plans[number], number, 0, -1, 0.0, 0, held, heap, sequence, inf)
     for index, score in long.items():
-        heapq.heappush(heap, (score, next(sequence), -1, 0, 0, score, 0, 1 << index))
+        state = (score, next(sequence), _LONG, _UNREAD, _UNREAD, score, _UNREAD, 1 << index)
+        heapq.heappush(heap, state)
     total = sum(state[7].bit_count() for state in heap)
     finals: list[tuple[float, int]] = []
     found = 0
@@ -302,7 +312,7 @@ def _next_states(
         others = hit ^ starts
         value = base + j * 0.1
         if complete:  # the final score (the swap's retry adds 5 to its score)
-            value = value + penalty if penalty else value
+            value += penalty
             bound = 0.0
         else:
             bound = row[run] + per_column * j + least
@@ -312,17 +322,17 @@ def _next_states(
         if starts:
             value = (base - 10) + j * 0.1
             if complete:
-                value = value + penalty if penalty else value
+                value += penalty
             if value + bound <= last:  # pragma: no mutate (``<`` drops no tie)
                 push(heap, (value + bound, next(sequence), number, k, j, value, run, starts))
         if not remaining:  # pragma: no mutate (the columns left hold none of them)
-            break
+            break  # pragma: no mutate
 
 
 def _first_texts(finals: list[tuple[float, int]], limit: int) -> list[int]:
     """The first ``limit`` texts of the complete states, by score, equal scores in text
     order (the lowest bits of their merged sets first)."""
-    finals.sort(key=itemgetter(0))
+    finals.sort()  # by score (equal scores: any order, they are merged)
     indices: list[int] = []
     for _, group in groupby(finals, key=itemgetter(0)):
         texts = 0
