@@ -46,7 +46,8 @@ def _bits_table(chars: Iterable[str]) -> bytes:
     """A ``bytes.translate`` table: "1" for each of ``chars`` (Latin-1), "0" else."""
     table = bytearray(_ZEROS)
     for char in chars:
-        if ord(char) < 256:  # Latin-1 (a column holds no other)
+        # Latin-1 (a column holds no other; chr(256) lowercases to chr(257), never asked)
+        if ord(char) < 256:  # pragma: no mutate
             table[ord(char)] = ord("1")
     return bytes(table)
 
