@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_snippets_lsp.core.documents import Encoding, index_from_units, units_length
-from pi_snippets_lsp.core.line_codec import index_and_units, index_at, units_of
+from pi_snippets_lsp.core.line_codec import index_and_units, index_at, units_of, units_of_each
 
 from .conftest import examples
 
@@ -33,6 +33,19 @@ def test_the_fast_conversions_agree_with_the_plain_ones(
     found, before = index_and_units(line, units, encoding)
     assert (found, before) == (index, units_length(line[:index], encoding))
     assert type(before) is int
+
+
+@settings(max_examples=examples(300))
+@given(
+    texts=st.lists(st.lists(st.sampled_from(CHARS), max_size=6).map("".join), max_size=5),
+    encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]),
+)
+def test_the_lengths_of_many_texts_are_each_ones_length(
+    texts: list[str], encoding: Encoding
+) -> None:
+    lengths = units_of_each(texts, encoding)
+    assert lengths == [units_length(text, encoding) for text in texts]
+    assert all(type(length) is int for length in lengths)
 
 
 def test_a_position_inside_a_character_rounds_down() -> None:

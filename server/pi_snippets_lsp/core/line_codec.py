@@ -19,6 +19,9 @@ each other).
 from __future__ import annotations
 
 import codecs
+from collections.abc import Sequence
+from itertools import repeat
+from operator import floordiv
 from typing import Final
 
 from pi_snippets_lsp.core.documents import Encoding, index_from_units
@@ -32,6 +35,16 @@ def units_of(text: str, encoding: Encoding) -> int:
     if encoding == "utf-32" or text.isascii():
         return len(text)
     return len(text.encode(_CODEC[encoding], "surrogatepass")) // _UNIT_BYTES[encoding]
+
+
+def units_of_each(texts: Sequence[str], encoding: Encoding) -> list[int]:
+    """``units_of`` of each text, in one pass of C calls (no Python step per text): the
+    pieces between the markers of a large prompt are many and short."""
+    if encoding == "utf-32":
+        return list(map(len, texts))
+    codec = repeat(_CODEC[encoding])
+    lengths = map(len, map(str.encode, texts, codec, repeat("surrogatepass")))
+    return list(map(floordiv, lengths, repeat(_UNIT_BYTES[encoding])))
 
 
 def index_at(line: str, units: int, encoding: Encoding) -> int:
