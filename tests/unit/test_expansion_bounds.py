@@ -9,6 +9,7 @@ text uses a few times its size in memory (the previous pass kept ~50 bytes per m
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import sys
@@ -27,7 +28,10 @@ from pi_snippets_lsp.core.expansion import (
     Replacement,
     Replacements,
     SnippetTable,
+    cut_at,
     expand,
+    marker_pieces,
+    marker_spans,
 )
 from pi_snippets_lsp.core.grammar import MARKER_PATTERN, TRIGGER
 from pi_snippets_lsp.core.snippet import Snippet
@@ -224,8 +228,10 @@ def first_pairs(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every table takes the pattern of a large one (first pairs, unknown names let through)."""
     monkeypatch.setattr(expansion, "_MOST_TRIE_NAMES", 0)
     expansion._pattern.cache_clear()
+    expansion._marker_pattern.cache_clear()
     yield
     expansion._pattern.cache_clear()
+    expansion._marker_pattern.cache_clear()
 
 
 WINDOW_PIECES = [*PIECES, "((", "([`", "(((", "[{<`(", "，(", "x(", "%%%", "%a.", "%a-x"]
@@ -344,3 +350,116 @@ def test_the_first_pairs_are_the_starts_of_the_names(names: set[str], other: str
 )
 def test_first_pairs(names: list[str], text: str, starts: bool) -> None:
     assert (re.match(expansion._first_pairs(names), text) is not None) == starts
+
+
+# --------------------------------------------------------------------------- marker pieces
+
+
+def assert_pieces(text: str, snippets: Mapping[str, str]) -> list[tuple[list[str], list[str]]]:
+    """``marker_pieces`` is the text cut exactly at the plain scan's markers (none with
+    nothing configured: then submission leaves the text alone, escapes included)."""
+    windows = list(marker_pieces(text, snippets))
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for between, markers in windows:
+        assert len(between) == len(markers) + 1
+        for piece, marker in zip(between, markers, strict=False):
+            offset += len(piece)
+            spans.append((offset, offset + len(marker)))
+            assert text[offset : offset + len(marker)] == marker
+            offset += len(marker)
+        offset += len(between[-1])
+    assert offset == len(text)
+    joined = "".join("".join(p + m for p, m in zip(b, [*ms, ""], strict=True)) for b, ms in windows)
+    assert joined == text
+    plain = marker_spans(text, snippets) if snippets else iter(())
+    assert spans == [(start, end) for start, end, _ in plain], text
+    return windows
+
+
+def test_the_pieces_are_the_text_cut_at_its_markers() -> None:
+    windows = assert_pieces("x %a (%use-mcp), %%b x%a %zz 50% %a", SNIPPETS)
+    assert windows == [(["x ", " (", "), ", " x%a %zz 50% ", ""], ["%a", "%use-mcp", "%%b", "%a"])]
+
+
+def test_the_pieces_on_random_prompts() -> None:
+    for index, text in enumerate(random_texts(seed=2121, count=sized(5_000))):
+        assert_pieces(text, SNIPPETS if index % 2 else SnippetTable(SNIPPETS))
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_the_pieces_window_by_window() -> None:
+    rng = random.Random(79)
+    for _ in range(sized(300)):
+        text = "".join(rng.choices(WINDOW_PIECES, k=rng.randint(1, 60)))
+        assert_pieces(text, SNIPPETS)
+
+
+@pytest.mark.usefixtures("first_pairs", "small_windows")
+@settings(max_examples=examples(300))
+@given(snippets=SNIPPET_TABLES, data=st.data())
+def test_the_pieces_of_a_large_table_are_its_markers_only(
+    snippets: dict[str, str], data: st.DataObject
+) -> None:
+    assert_pieces(data.draw(prompts(sorted(snippets))), snippets)
+
+
+@pytest.mark.usefixtures("first_pairs")
+def test_a_large_tables_unknown_name_is_no_piece() -> None:
+    text = "%use %use-mcpx %use-mc %u %a %ab (%a) x%a %%u %%use-mcp"
+    windows = assert_pieces(text, SNIPPETS)
+    assert [marker for _, markers in windows for marker in markers] == [
+        "%a", "%a", "%%u", "%%use-mcp"
+    ]  # fmt: skip
+    assert_pieces("%a %b %mcp", SnippetTable(SNIPPETS))
+
+
+@pytest.mark.parametrize("run", range(6))
+@pytest.mark.parametrize("before", ["", " ", "x", "，", "%", "\n"])
+def test_the_pieces_after_runs_of_wrappers(before: str, run: int) -> None:
+    for wrappers in ("(" * run, "[`{<("[:run]):
+        for marker in ("%a", "%%a", "%zz"):
+            assert_pieces(f"{before}{wrappers}{marker} {before}{wrappers}{marker}", SNIPPETS)
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_the_pieces_of_a_long_run_where_no_cut_may_fall() -> None:
+    text = "((%a" * 300 + " %a " + "%a%%a-" * 200
+    assert len(assert_pieces(text, SNIPPETS)) > 1
+    assert_pieces("x" + text, SNIPPETS)
+
+
+def test_with_nothing_configured_the_text_is_one_piece() -> None:
+    assert list(marker_pieces("%%a %a", {})) == [(["%%a %a"], [])]
+    assert list(marker_pieces("no percent sign", SNIPPETS)) == [(["no percent sign"], [])]
+
+
+def test_a_large_text_comes_in_windows_of_a_bounded_size() -> None:
+    """Each window is one split, which holds the GIL while it runs: a 2 MB text comes
+    in windows of some 16 KB, not of a 64th of it."""
+    text = "x %a y " * 300_000
+    windows = assert_pieces(text, SnippetTable(SNIPPETS))
+    sizes = [sum(map(len, between)) + sum(map(len, markers)) for between, markers in windows]
+    assert max(sizes) < 17_000
+    assert len(windows) > 100
+
+
+def test_windows_never_cut_a_crlf() -> None:
+    """A CRLF is one line break: no window ends between its CR and its LF."""
+    text = "%a\r\n" * 2000
+    windows = list(marker_pieces(text, SNIPPETS))
+    assert len(windows) > 1
+    for (before, _), (after, _) in itertools.pairwise(windows):
+        assert not (before[-1].endswith("\r") and after[0].startswith("\n"))
+
+
+def test_cut_at_spans() -> None:
+    text = "ab %a cd %%b"
+    assert cut_at(text, [(3, 5, ""), (9, 12, "")], 1, 12) == (["b ", " cd ", ""], ["%a", "%%b"])
+    assert cut_at(text, [], 2, 7) == ([" %a c"], [])
+
+
+def test_a_generation_makes_its_marker_pattern_once() -> None:
+    table = SnippetTable({"a": "A"})
+    assert table.marker_pattern is table.marker_pattern
+    assert list(marker_pieces("%a", table)) == [(["", ""], ["%a"])]

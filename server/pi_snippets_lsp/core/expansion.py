@@ -36,7 +36,7 @@ demand by that plain scan, which also checks the fast pass: both must find as ma
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress, count, repeat
@@ -82,13 +82,19 @@ _NAME: Final = r"[a-z0-9]++(?:[._-]++[a-z0-9]++)*+"
 _NAME_ENDS: Final = r"(?![._-]*+[a-z0-9])"
 #: Where a window may end: after a character no marker holds (no name character, no
 #: ``%``), so no marker spans the cut, and which is no wrapper: the next window starts
-#: with it, for the lookbehinds, and at its start ``\A`` must mean the text's start.
-_CUT: Final = re.compile(rf"[^a-z0-9._%\-{_W}]")
+#: with it, for the lookbehinds, and at its start ``\A`` must mean the text's start. Never
+#: between the two characters of a CRLF: each window's line breaks are whole (semantic
+#: tokens count the lines window by window, ``marker_pieces``).
+_CUT: Final = re.compile(rf"(?!\r\n)[^a-z0-9._%\-{_W}]")
 #: A window longer than this many times its step (a long run of name characters, ``%``
 #: and wrappers, where no cut is allowed) takes the plain scan: what one split would
 #: keep of such a run is not bounded by the step.
 _LONGEST_WINDOW: Final = 4  # pragma: no mutate (a cost choice)
 _SEPARATOR_SET: Final = frozenset(SEPARATORS)
+#: ``marker_pieces``' windows are at most this many characters apart: each costs one
+#: split (a few milliseconds that hold the GIL) and a chunk of tokens.
+_MOST_PIECES_STEP: Final = 16384
+_ESCAPE: Final = TRIGGER + TRIGGER
 
 
 _Node = dict[str, "_Node"]
@@ -149,17 +155,32 @@ def _pattern(names: frozenset[str]) -> _Compiled:
     more), then group 2: an escape's ``%`` and the first character of its name (the
     escape becomes just that: its first ``%`` goes, the rest stays as typed), or a name.
     """
+    known, exact = _known(names)
+    clash = any(name.startswith(TRIGGER) for name in names)
+    return _Compiled(re.compile(rf"%{_BOUNDARY}(%[a-z0-9]|{known})"), exact, clash)
+
+
+@lru_cache(maxsize=16)
+def _marker_pattern(names: frozenset[str]) -> tuple[re.Pattern[str], bool]:
+    """``_pattern``, with the whole marker as group 1 (``%name``, or ``%%name`` with
+    all its name) and the wrapper of a long run as group 2: what ``marker_pieces`` cuts
+    at; and whether it finds known names only."""
+    known, exact = _known(names)
+    return re.compile(rf"(%{_BOUNDARY}(?:%{_NAME}|{known}))"), exact
+
+
+def _known(names: frozenset[str]) -> tuple[str, bool]:
+    """The part of a table's patterns that matches its names, and whether it matches
+    those only (a trie) or lets unknown ones through too (first pairs, for a large
+    table: the lookup decides)."""
     valid = sorted(name for name in names if is_valid_name(name))
     longest = max(map(len, valid), default=0)
     exact = len(valid) <= _MOST_TRIE_NAMES and longest <= _LONGEST_TRIE_NAME
     if not valid:
-        known = "(?!)"
-    elif exact:
-        known = _trie(valid) + _NAME_ENDS
-    else:
-        known = _first_pairs(valid) + _NAME
-    clash = any(name.startswith(TRIGGER) for name in names)
-    return _Compiled(re.compile(rf"%{_BOUNDARY}(%[a-z0-9]|{known})"), exact, clash)
+        return "(?!)", exact
+    if exact:
+        return _trie(valid) + _NAME_ENDS, exact
+    return _first_pairs(valid) + _NAME, exact
 
 
 class SnippetTable(dict[str, str]):
@@ -167,11 +188,12 @@ class SnippetTable(dict[str, str]):
     first needs it. A generation's values (``Config.values``): never changed after it is
     made, so the pattern is made once for all the texts it expands."""
 
-    __slots__ = ("_compiled",)
+    __slots__ = ("_compiled", "_marker_compiled")
 
     def __init__(self, snippets: Mapping[str, str] | None = None) -> None:
         super().__init__(snippets or {})
         self._compiled: _Compiled | None = None
+        self._marker_compiled: tuple[re.Pattern[str], bool] | None = None
 
     @property
     def pattern(self) -> _Compiled:
@@ -179,6 +201,13 @@ class SnippetTable(dict[str, str]):
         if self._compiled is None:
             self._compiled = _pattern(frozenset(self))
         return self._compiled
+
+    @property
+    def marker_pattern(self) -> tuple[re.Pattern[str], bool]:
+        """``_marker_pattern`` for these names, made once (when a text first needs it)."""
+        if self._marker_compiled is None:
+            self._marker_compiled = _marker_pattern(frozenset(self))
+        return self._marker_compiled
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +244,76 @@ def marker_spans(
         found, after = match.span()
         if not found or text[found - 1] in separators or is_boundary_before(text, found):
             yield found, after, new_text
+
+
+def marker_pieces(text: str, snippets: Mapping[str, str]) -> Iterator[tuple[list[str], list[str]]]:
+    """The text cut at the markers ``marker_spans`` finds, a window at a time: the window's
+    markers as typed (``%name``, ``%%name``), and the text around them, one piece more
+    (before the first marker, between each two, after the last). Joined in turn, window
+    after window, the pieces are the text.
+
+    For a caller that works on the markers in bulk (semantic tokens: half a million in a
+    dense 4 MB prompt), as ``expand`` does: the table's pattern with the whole marker as
+    a group (``_marker_pattern``) splits each window, which is cut as ``expand``'s are
+    but at most ``_MOST_PIECES_STEP`` characters apart: what one window costs is one
+    call that holds the GIL, and a worker thread shares it with the event loop. A window
+    where ``expand`` takes the plain scan (a long run of markers and wrappers, or three
+    wrappers or more before a ``%``), or where a large table's pattern let an unknown
+    name through, is cut at what ``marker_spans`` finds there.
+    """
+    if not snippets or TRIGGER not in text:
+        yield [text], []
+        return
+    if isinstance(snippets, SnippetTable):
+        pattern, exact = snippets.marker_pattern
+    else:
+        pattern, exact = _marker_pattern(frozenset(snippets))
+    step = max(_SMALLEST_WINDOW, min(len(text) // _WINDOWS, _MOST_PIECES_STEP))
+    for start, end in _windows(text, step):
+        if end - start <= _LONGEST_WINDOW * step:
+            lead = 1 if start else 0  # the character before the window, for the lookbehinds
+            parts = pattern.split(text[start - lead : end])
+            markers = parts[1::3]
+            if not any(parts[2::3]) and (exact or _all_known(markers, snippets)):
+                between = parts[0::3]
+                between[0] = between[0][lead:]
+                yield between, markers
+                continue
+        yield cut_at(text, marker_spans(text, snippets, start, end), start, end)
+
+
+def _all_known(markers: list[str], snippets: Mapping[str, str]) -> bool:
+    """Whether each marker a large table's pattern found is one: an escape, or a
+    ``%name`` that names a snippet."""
+    return all(marker.startswith(_ESCAPE) or marker[1:] in snippets for marker in markers)
+
+
+def cut_at(
+    text: str, spans: Iterable[tuple[int, int, object]], start: int, end: int
+) -> tuple[list[str], list[str]]:
+    """``text[start:end]`` cut at ``spans`` (in text order, within it), as
+    ``marker_pieces`` gives a window: the spans' texts, and the text around them."""
+    between: list[str] = []
+    markers: list[str] = []
+    last = start
+    for found, after, _ in spans:
+        between.append(text[last:found])
+        markers.append(text[found:after])
+        last = after
+    between.append(text[last:end])
+    return between, markers
+
+
+def _windows(text: str, step: int) -> Iterator[tuple[int, int]]:
+    """The text cut into windows (start, end) of about ``step`` characters or more, each
+    ending after a character where a cut may fall (``_CUT``)."""
+    size = len(text)
+    start = 0
+    while start < size:
+        cut = _CUT.search(text, start + step)
+        end = size if cut is None else cut.end()
+        yield start, end
+        start = end
 
 
 class Replacements(Sequence[Replacement]):
@@ -322,15 +421,11 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
     step = max(_SMALLEST_WINDOW, size // _WINDOWS)  # pragma: no mutate (a cost choice)
     windows: list[str] = []
     found = 0
-    start = 0
-    while start < size:
-        cut = _CUT.search(text, start + step)
-        end = size if cut is None else cut.end()
+    for start, end in _windows(text, step):
         if end - start > _LONGEST_WINDOW * step:  # pragma: no mutate (either way: same text)
             expanded, replaced = _plain_window(text, snippets, start, end)
             windows.append(expanded)
             found += replaced
-            start = end
             continue
         lead = 1 if start else 0  # the character before the window, for the lookbehinds
         # The whole text is no copy; a window without a candidate needs no work.
@@ -338,7 +433,6 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
         parts = pattern.split(window)
         if len(parts) == 1:  # pragma: no mutate
             windows.append(parts[0][lead:])
-            start = end
             continue
         captured = parts[2::3]
         # An escape's capture (``%a``) is no name: ``get`` gives it back, and it is what
@@ -364,7 +458,6 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
         if lead:
             parts[0] = parts[0][1:]
         windows.append("".join(parts))
-        start = end
     if not found:
         return Expansion(text=text, changed=False)
     expanded = windows[0] if len(windows) == 1 else "".join(windows)  # pragma: no mutate (a copy)
