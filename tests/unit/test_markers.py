@@ -24,7 +24,7 @@ from pi_snippets_lsp.core.documents import Document, Encoding
 from pi_snippets_lsp.core.edits import TextEdit, apply_edits
 from pi_snippets_lsp.core.expansion import expand
 from pi_snippets_lsp.core.hover import code_span, fence, hover_text, layer_of
-from pi_snippets_lsp.core.markers import Marker, marker_at, markers
+from pi_snippets_lsp.core.markers import Marker, marker_at, marker_pieces, markers
 from pi_snippets_lsp.core.semantic_tokens import ESCAPE_TYPE, MARKER_TYPE, semantic_tokens
 from pi_snippets_lsp.core.snippet import Snippet
 from pi_snippets_lsp.settings.locate import snippet_key_span
@@ -109,6 +109,46 @@ def test_markers_of_a_part_are_the_whole_texts_markers_there(
     else:
         wanted = [m for m in whole if m.start < end and m.end > start]
     assert markers(text, snippets, start, end) == wanted
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "expected"),
+    [
+        pytest.param(0, None, [(["", " x ", "\n", " y ", ""], ["%a", "%a", "%%a", "%a"])],
+                     id="the-whole-text"),
+        pytest.param(5, 9, [(["%a x ", "\n", " y %a"], ["%a", "%%a"])], id="a-range"),
+        pytest.param(8, None, [(["%a x %a\n", " y ", ""], ["%%a", "%a"])], id="to-the-end"),
+        pytest.param(7, 7, [(["%a x ", "\n%%a y %a"], ["%a"])], id="a-cursor"),
+        pytest.param(2, 5, [(["%a x %a\n%%a y %a"], [])], id="between-markers"),
+    ],
+)  # fmt: skip
+def test_the_pieces_are_the_whole_text_cut_at_the_markers_in_range(
+    start: int, end: int | None, expected: list[tuple[list[str], list[str]]]
+) -> None:
+    text = "%a x %a\n%%a y %a"
+    assert list(marker_pieces(text, SNIPPETS, start, end)) == expected
+
+
+def test_the_whole_text_comes_in_windows_a_range_in_one() -> None:
+    text = "x %a y " * 10_000
+    assert len(list(marker_pieces(text, SNIPPETS, 0, None))) > 1
+    (_, found), *more = marker_pieces(text, SNIPPETS, 0, len(text))
+    assert more == []
+    assert found == ["%a"] * 10_000
+
+
+@settings(max_examples=examples(200))
+@given(case=prompts_and_snippets(), data=st.data())
+def test_the_pieces_of_a_range_hold_its_markers(
+    case: tuple[str, dict[str, str]], data: st.DataObject
+) -> None:
+    text, snippets = case
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    windows = list(marker_pieces(text, snippets, start, end))
+    assert "".join(p + m for b, ms in windows for p, m in zip(b, [*ms, ""], strict=True)) == text
+    found = [marker for _, ms in windows for marker in ms]
+    assert found == [m.source_text for m in markers(text, snippets, start, end)]
 
 
 # --------------------------------------------------------------------------- semantic tokens

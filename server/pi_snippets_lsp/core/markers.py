@@ -22,6 +22,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from pi_snippets_lsp.core.expansion import cut_at
+from pi_snippets_lsp.core.expansion import marker_pieces as expansion_pieces
 from pi_snippets_lsp.core.expansion import marker_spans as expansion_spans
 from pi_snippets_lsp.core.grammar import TRIGGER
 
@@ -96,6 +98,19 @@ def marker_spans(
     if start == 0 and end is None and snippets:  # pragma: no mutate
         return expansion_spans(text, snippets)
     return _spans(text, snippets, start, end)
+
+
+def marker_pieces(
+    text: str, snippets: Mapping[str, str], start: int, end: int | None
+) -> Iterator[tuple[list[str], list[str]]]:
+    """The whole text cut at :func:`markers` in ``start``..``end`` (0 and None: all of
+    it), in windows of ``(between, markers)``: each window's markers as typed, and the
+    text around them (one piece more); joined in turn, the pieces are the text. For a
+    caller that works on the markers in bulk (semantic tokens). The whole text comes in
+    expansion's own windows (``expansion.marker_pieces``); a range is one window."""
+    if start == 0 and end is None:
+        return expansion_pieces(text, snippets)
+    return iter([cut_at(text, _spans(text, snippets, start, end), 0, len(text))])
 
 
 def _spans(
