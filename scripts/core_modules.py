@@ -107,7 +107,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "core.markers": ("test_markers.py",),
     "core.ranking": ("test_ranking.py", "test_ranking_index.py"),
     "core.ranking_columns": ("test_ranking_index.py",),
-    "core.semantic_tokens": ("test_markers.py", "test_long_lines.py"),
+    "core.semantic_tokens": ("test_semantic_tokens.py", "test_markers.py", "test_long_lines.py"),
     "core.snippet": ("test_completion.py", "test_protocol.py", "test_snippet.py"),
     "settings.diagnostics": ("test_settings_diagnostics.py",),
     "settings.files": ("test_settings_files.py", "test_config.py"),
