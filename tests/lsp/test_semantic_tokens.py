@@ -5,9 +5,14 @@ capabilities each kind of client is offered for the editor features."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from lsprotocol import types
+
+from pi_snippets_lsp.core.semantic_tokens import semantic_tokens
+from pi_snippets_lsp.lsp.handlers.semantic_tokens import tokens_json
+from pi_snippets_lsp.lsp.offload import INLINE_CHARS
 
 from .conftest import ENCODINGS, capabilities, lsp_position, lsp_range, units
 
@@ -113,6 +118,33 @@ async def test_settings_files_have_no_tokens(start):
         types.SemanticTokensParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     assert result is None
+
+
+#: A document the server computes on a worker thread (over ``offload.INLINE_CHARS``):
+#: columns past the numerals the answer keeps written (4096), many lines and windows.
+LARGE = "".join(f"{'x' * (13 * i)} %a (%greet)\r\n\n中 %%a{'😀' * i}\r%a " for i in range(700))
+
+
+@pytest.mark.parametrize("kind", ENCODINGS)
+async def test_a_large_documents_tokens_are_written_whole(shared, kind):
+    assert len(LARGE) > INLINE_CHARS
+    encoding = ENCODINGS[kind]
+    session = await shared(kind, settings={"snippets": SNIPPETS})
+    uri = session.open("large.md", LARGE)
+    data = await full(session, uri)
+    assert data == semantic_tokens(LARGE, SNIPPETS, encoding)
+    assert len(data) == 5 * 4 * 700
+    assert max(data[1::5]) > 4096
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "no marker", "%a", "%%a x %a\n" * 3000, LARGE, " " * 100_000 + "%a"],
+)
+def test_the_answer_is_the_json_of_the_tokens(text: str) -> None:
+    written = tokens_json(text, SNIPPETS, "utf-16")
+    assert json.loads(written) == {"data": semantic_tokens(text, SNIPPETS, "utf-16")}
+    assert " " not in written
 
 
 # --------------------------------------------------------------------------- capabilities
