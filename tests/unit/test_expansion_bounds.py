@@ -457,9 +457,55 @@ def test_cut_at_spans() -> None:
     text = "ab %a cd %%b"
     assert cut_at(text, [(3, 5, ""), (9, 12, "")], 1, 12) == (["b ", " cd ", ""], ["%a", "%%b"])
     assert cut_at(text, [], 2, 7) == ([" %a c"], [])
+    assert cut_at(text, [(3, 5, "")]) == (["ab ", " cd %%b"], ["%a"])
 
 
 def test_a_generation_makes_its_marker_pattern_once() -> None:
     table = SnippetTable({"a": "A"})
     assert table.marker_pattern is table.marker_pattern
     assert list(marker_pieces("%a", table)) == [(["", ""], ["%a"])]
+
+
+def test_a_text_comes_in_about_a_64th_windows_of_at_most_16_ki() -> None:
+    text = "x %a y " * 15_000  # 105,000 characters: windows of some 1,640
+    windows = assert_pieces(text, SNIPPETS)
+    assert 32 < len(windows) <= 65
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_an_ordinary_text_is_split_without_the_plain_scan(
+    large: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plain scan costs a Python step per marker: only a window the pattern cannot
+    answer alone takes it (a long run, three wrappers, a large table's unknown name)."""
+    text = "x %a (%use-mcp) [`%%b` %1\n" * 5_000
+    expected = list(marker_pieces(text, SNIPPETS))
+    if large:
+        monkeypatch.setattr(expansion, "_MOST_TRIE_NAMES", 0)
+        expansion._marker_pattern.cache_clear()
+
+    def scan(*args: object) -> Iterator[tuple[int, int, str]]:
+        raise AssertionError("the plain scan")
+
+    monkeypatch.setattr(expansion, "marker_spans", scan)
+    try:
+        assert list(marker_pieces(text, SNIPPETS)) == expected
+    finally:
+        expansion._marker_pattern.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("names", "exact"),
+    [
+        pytest.param(["a"], True, id="one"),
+        pytest.param([f"n{i}" for i in range(2000)], True, id="2000-names"),
+        pytest.param([f"n{i}" for i in range(2001)], False, id="2001-names"),
+        pytest.param(["a" * 100, "b"], True, id="a-name-of-100"),
+        pytest.param(["a" * 101, "b"], False, id="a-name-of-101"),
+        pytest.param(["A", "%a"], True, id="no-valid-name"),
+    ],
+)
+def test_a_table_takes_the_trie_up_to_2000_names_of_100_characters(
+    names: list[str], exact: bool
+) -> None:
+    assert expansion._known(frozenset(names))[1] is exact

@@ -289,10 +289,10 @@ def _all_known(markers: list[str], snippets: Mapping[str, str]) -> bool:
 
 
 def cut_at(
-    text: str, spans: Iterable[tuple[int, int, object]], start: int, end: int
+    text: str, spans: Iterable[tuple[int, int, object]], start: int = 0, end: int | None = None
 ) -> tuple[list[str], list[str]]:
-    """``text[start:end]`` cut at ``spans`` (in text order, within it), as
-    ``marker_pieces`` gives a window: the spans' texts, and the text around them."""
+    """``text[start:end]`` (all of it by default) cut at ``spans`` (in text order, within
+    it), as ``marker_pieces`` gives a window: the spans' texts, and the text around them."""
     between: list[str] = []
     markers: list[str] = []
     last = start

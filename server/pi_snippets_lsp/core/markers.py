@@ -84,22 +84,6 @@ def iter_markers(
         yield Marker(a, b, name, escape, new_text)
 
 
-def marker_spans(
-    text: str,
-    snippets: Mapping[str, str],
-    start: int = 0,  # pragma: no mutate (from 1, a marker at 0 still shares character 1)
-    end: int | None = None,
-) -> Iterator[tuple[int, int, str]]:
-    """:func:`markers` as ``(start, end, new_text)`` only (an escape is one whose text
-    starts with ``%%``), for a caller that needs no more of each: semantic tokens, where
-    a dense 4 MB prompt holds half a million markers. The whole text (the default) is
-    expansion's own scan as it is, with no range to test."""
-    # A fast path: ``_spans`` gives the whole text's markers alike (mutants equivalent).
-    if start == 0 and end is None and snippets:  # pragma: no mutate
-        return expansion_spans(text, snippets)
-    return _spans(text, snippets, start, end)
-
-
 def marker_pieces(
     text: str, snippets: Mapping[str, str], start: int, end: int | None
 ) -> Iterator[tuple[list[str], list[str]]]:
@@ -110,7 +94,7 @@ def marker_pieces(
     expansion's own windows (``expansion.marker_pieces``); a range is one window."""
     if start == 0 and end is None:
         return expansion_pieces(text, snippets)
-    return iter([cut_at(text, _spans(text, snippets, start, end), 0, len(text))])
+    return iter([cut_at(text, _spans(text, snippets, start, end))])
 
 
 def _spans(
