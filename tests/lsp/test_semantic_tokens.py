@@ -139,7 +139,17 @@ async def test_a_large_documents_tokens_are_written_whole(shared, kind):
 
 @pytest.mark.parametrize(
     "text",
-    ["", "no marker", "%a", "%%a x %a\n" * 3000, LARGE, " " * 100_000 + "%a"],
+    [
+        "",
+        "no marker",
+        "%a",
+        "%%a x %a\n" * 3000,
+        ("%a " + " " * 9) * 3000,
+        LARGE,
+        " " * 100_000 + "%a",
+        "%a %a" * 5000 + " " * 255 + "%a",
+        "%a %a" * 5000 + " " * 250 + "%a",
+    ],
 )
 def test_the_answer_is_the_json_of_the_tokens(text: str) -> None:
     written = tokens_json(text, SNIPPETS, "utf-16")

@@ -53,16 +53,33 @@ def tokens_json(
 
     Chunk by chunk (``token_chunks``: a window of at most 16 Ki characters each, about
     a millisecond of C calls, so the worker thread lets the loop have the GIL in
-    between), each integer written from a table of numerals: tokens are a few integers
-    over and over (line deltas, lengths, types, small starts), whose JSON need not be
-    made again each time. No spaces: JSON would allow them, but they would be a third
-    of the bytes."""
-    numeral = _NUMERALS.__getitem__
-    parts = [
-        ",".join(map(numeral, chunk))
-        for chunk in token_chunks(text, snippets, encoding, start, end)
-    ]
+    between). No spaces: JSON would allow them, but they would be a third of the bytes."""
+    parts = [_json_of(chunk) for chunk in token_chunks(text, snippets, encoding, start, end)]
     return JsonText('{"data":[' + ",".join(parts) + "]}")
+
+
+def _json_of(chunk: list[int]) -> str:
+    """A chunk's integers, written as JSON numbers between commas.
+
+    A chunk of one-digit integers (markers a few characters apart: the most tokens a
+    text can hold, the costliest answer) is written by one translation of its bytes;
+    any other, integer by integer from a table of numerals: tokens are a few integers
+    over and over (line deltas, lengths, types, small starts), whose JSON need not be
+    made again each time."""
+    try:
+        digits = bytes(chunk).translate(_DIGIT_OF_BYTE)
+    except ValueError:  # an integer over 255
+        digits = _NO_DIGIT
+    if _NO_DIGIT not in digits:
+        written = bytearray(b",") * (2 * len(chunk) - 1)
+        written[0::2] = digits
+        return written.decode("ascii")
+    return ",".join(map(_NUMERALS.__getitem__, chunk))
+
+
+#: A byte's digit, for the integers 0 to 9; ``_NO_DIGIT`` for any other.
+_NO_DIGIT: Final = b"x"
+_DIGIT_OF_BYTE: Final = b"0123456789" + _NO_DIGIT * 246
 
 
 class _Numerals(dict[int, str]):
