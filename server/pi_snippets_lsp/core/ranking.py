@@ -90,8 +90,7 @@ def _score_from(
         last = i
         if char_index == length:
             break
-        # Bounded by the line: each caller's text holds the rest in order within it.
-        position = find(query[char_index], position + 1, line_end)  # pragma: no mutate
+        position = find(query[char_index], position + 1, line_end)
         if position == -1:
             return None
         char_index += 1
@@ -167,8 +166,7 @@ def _token_pattern(query: str) -> re.Pattern[str]:
     test every character against the next step and backtrack on failure.)
     """
     parts = [re.escape(query[0])]
-    rest = query[1:]  # pragma: no mutate (looser: more lines for ``_score_from`` to drop)
-    parts.extend(f"[^\n{re.escape(char)}]*+{re.escape(char)}" for char in rest)
+    parts.extend(f"[^\n{re.escape(char)}]*+{re.escape(char)}" for char in query[1:])
     parts.append(".*")
     return re.compile("".join(parts))
 
@@ -214,13 +212,13 @@ class FuzzyIndex:
         #: Where each text starts in ``_joined``.
         self._starts: list[int] = []
         #: The lowercased texts when they cannot be joined (scored one by one).
-        self._lowered: list[str] = []  # pragma: no mutate (read only when set below)
+        self._lowered: list[str] = []
         #: The texts as columns of bit sets (``Columns``), made for the first popup
         #: query; False when they cannot be (then ``_scan`` answers).
         self._columns: Columns | bool | None = None
         #: The lowercased texts when they are in order (a generation's names are): the
         #: texts that start with a query are then one run of them (``_rank_prefix``).
-        self._sorted: list[str] | None = None  # pragma: no mutate (any falsy: no run)
+        self._sorted: list[str] | None = None
         #: The latest popup answers, by query and limit (``_ANSWERS_KEPT``): a person
         #: types the same few characters after ``%`` again and again.
         self._answers: dict[tuple[str, int], Ranked] = {}
@@ -274,9 +272,8 @@ class FuzzyIndex:
             if limit is None:
                 return Ranked(list(everything), False)
             return Ranked(list(everything[:limit]), self._count > limit)
-        # (Any limit, 0 included, gets the same answer either way: these are quicker.)
-        if limit is not None and limit > 0 and len(tokens) == 1:  # pragma: no mutate
-            ranked = self._rank_prefix(tokens[0], limit)  # pragma: no mutate (a shortcut)
+        if limit is not None and limit > 0 and len(tokens) == 1:
+            ranked = self._rank_prefix(tokens[0], limit)
             if ranked is None:
                 ranked = self._rank_best_first(tokens[0], limit)
             if ranked is not None:
@@ -330,7 +327,7 @@ class FuzzyIndex:
                 return None
         first = bisect_left(texts, query)
         after = query[:-1] + chr(ord(query[-1]) + 1) if query[-1] < _LAST_CHAR else None
-        end = len(texts) if after is None else bisect_left(texts, after, first)  # pragma: no mutate
+        end = len(texts) if after is None else bisect_left(texts, after, first)
         if end - first <= limit:
             return None  # then the others decide ``truncated``: the search counts them
         return Ranked(list(range(first, first + limit)), True)
@@ -393,10 +390,10 @@ class FuzzyIndex:
                     scores[index] = result.score
             return scores
         starts = self._starts
-        index = 0  # pragma: no mutate (a search hint: any lower bound finds the same)
+        index = 0
         for match in _token_pattern(query).finditer(joined):
             position, line_end = match.span()
-            index = bisect_right(starts, position, index) - 1  # pragma: no mutate (a hint)
+            index = bisect_right(starts, position, index) - 1
             # The pattern matched: every character is there, so a score is.
             found = _score_from(joined, query, position, starts[index], line_end)
             if found is not None:

@@ -33,21 +33,21 @@ _MOST_CELLS: Final = 1 << 24  # pragma: no mutate (a memory bound; any value ran
 _MOST_KEPT_BYTES: Final = 32 << 20  # pragma: no mutate (a memory bound; any value ranks alike)
 #: Below every score difference two paths can make (0.1) and far above float rounding:
 #: a lower bound minus this is a lower bound still, whatever the order of its sums.
-_MARGIN: Final = 1e-6  # pragma: no mutate (any margin between rounding and 0.1 ranks alike)
+_MARGIN: Final = 1e-6
 #: A complete state's fields that are never read (its column and streak), and the variant
 #: number of a long text's state (any negative: no variant).
-_UNREAD: Final = 0  # pragma: no mutate
-_LONG: Final = -1  # pragma: no mutate
+_UNREAD: Final = 0
+_LONG: Final = -1
 #: Translation tables: a column's bytes to "1" for the characters asked, "0" for others.
 _ZEROS: Final = b"0" * 256
 
 
 def _bits_table(chars: Iterable[str]) -> bytes:
-    """A ``bytes.translate`` table: "1" for each of ``chars`` (Latin-1), "0" else."""
+    """A ``bytes.translate`` table: "1" for each of ``chars`` in Latin-1 (a column holds
+    no other character), "0" for every other byte."""
     table = bytearray(_ZEROS)
     for char in chars:
-        # Latin-1 (a column holds no other; chr(256) lowercases to chr(257), never asked)
-        if ord(char) < 256:  # pragma: no mutate
+        if char <= "\xff":
             table[ord(char)] = ord("1")
     return bytes(table)
 
@@ -77,20 +77,14 @@ class Columns:
         "word_starts",
     )
 
-    def __init__(self, lowered: Sequence[str], width: int, longest: int) -> None:
+    def __init__(self, lowered: Sequence[str], width: int) -> None:
         self.width = width
         #: The texts the columns cannot hold whole, and their bit set.
-        self.long: list[int] = []
-        self.long_set = 0
-        rows = lowered
-        # (A text exactly as wide, taken as long too, would be scored alike, apart.)
-        if longest > width:  # pragma: no mutate
-            lengths = enumerate(map(len, lowered))
-            self.long = [index for index, size in lengths if size > width]  # pragma: no mutate
-            self.long_set = sum(1 << index for index in self.long)
-            rows = [text[:width] for text in lowered]
+        self.long = [index for index, size in enumerate(map(len, lowered)) if size > width]
+        self.long_set = sum(1 << index for index in self.long)
+        rows = [text[:width] for text in lowered] if self.long else lowered
         padded = "".join(map(str.ljust, rows, repeat(width), repeat("\0")))
-        data = padded.encode("latin-1")  # pragma: no mutate (codec names ignore case)
+        data = padded.encode("latin-1")
         self._columns = [data[j::width][::-1] for j in range(width)]
         self.everything = (1 << len(lowered)) - 1
         #: Per column: the texts whose character before it is a boundary, so a match
@@ -109,32 +103,25 @@ class Columns:
         character past Latin-1 (then the index scores text by text)."""
         if not lowered:
             return None
-        joined = "".join(lowered)  # pragma: no mutate (read for NUL and the top character)
+        joined = "".join(lowered)
         if "\0" in joined or (not joined.isascii() and max(joined) > "\xff"):
             return None
         longest = max(map(len, lowered))
         width = min(longest, max(1, _MOST_CELLS // len(lowered)))
-        return cls(lowered, width, longest) if width else None
+        return cls(lowered, width) if width else None
 
     def positions(self, char: str) -> list[int]:
         """Per column: the bit set of the texts holding ``char`` there."""
         sets = self._sets.get(char)
         if sets is None:
             table = _bits_table(char)
-            byte = char.encode("latin-1", "replace")  # pragma: no mutate (a shortcut)
-            sets = [
-                # (A column without the byte has no bit set: skipped, it makes 0 too.)
-                int(column.translate(table), 2) if byte in column else 0  # pragma: no mutate
-                for column in self._columns
-            ]
+            sets = [int(column.translate(table), 2) for column in self._columns]
             if len(self._sets) < self._kept:
                 self._sets[char] = sets
         return sets
 
     def of_length(self, length: int) -> int:
-        """The bit set of the texts exactly ``length`` characters long (1 or more)."""
-        if length > self.width:  # such a text is long: held by no state
-            return 0  # pragma: no mutate (any set: a long text is in no state)
+        """The bit set of the texts exactly ``length`` characters long (1 to ``width``)."""
         ended = self.positions("\0")
         shorter = ended[length - 1]
         return (self.everything if length == self.width else ended[length]) & ~shorter
@@ -157,7 +144,7 @@ def holders(columns: Columns, query: str) -> int:
     it has it at some column ``j' >= j`` and holds the rest from ``j' + 1``.
     """
     width = columns.width
-    after = [columns.everything] * (width + 1)  # pragma: no mutate (one more is never read)
+    after = [columns.everything] * (width + 1)
     for char in reversed(query):
         sets = columns.positions(char)
         held = [0] * len(after)
@@ -179,7 +166,7 @@ def rest_bounds(query: str) -> list[list[float]]:
     comes after a gap at a word start at best (``+2`` for the one skipped, ``-10``).
     """
     length = len(query)
-    bounds = [[0.0] * (length + 1) for _ in range(length + 1)]  # pragma: no mutate (room)
+    bounds = [[0.0] * (length + 1) for _ in range(length + 1)]
     for k in range(length - 1, 0, -1):
         word_start = 10 if query[k - 1] in FUZZY_BOUNDARIES else 0
         after = bounds[k + 1]
@@ -236,7 +223,9 @@ def best_first(
         held = holders(columns, query)
         held &= ~taken
         taken |= held
-        whole = held & columns.of_length(len(query))  # the query itself: -100
+        # The query itself (-100): a text as long as the query that holds it. A query
+        # wider than the columns is held by none (its texts are long).
+        whole = held & columns.of_length(len(query)) if held else 0
         if whole:
             held ^= whole
             final = exact + penalty
@@ -318,16 +307,16 @@ def _next_states(
         else:
             bound = row[run] + per_column * j + least
         # A state bounded at ``last`` holds no tie: its texts score the margin more.
-        if others and value + bound <= last:  # pragma: no mutate (``<`` drops no tie)
+        if others and value + bound <= last:
             push(heap, (value + bound, next(sequence), number, k, j, value, run, others))
         if starts:
             value = (base - 10) + j * 0.1
             if complete:
                 value += penalty
-            if value + bound <= last:  # pragma: no mutate (``<`` drops no tie)
+            if value + bound <= last:
                 push(heap, (value + bound, next(sequence), number, k, j, value, run, starts))
-        if not remaining:  # pragma: no mutate (the columns left hold none of them)
-            break  # pragma: no mutate
+        if not remaining:  # the columns left hold none of them
+            break
 
 
 def _first_texts(finals: list[tuple[float, int]], limit: int) -> list[int]:
