@@ -494,21 +494,19 @@ def test_equal_scores_of_different_states_keep_text_order() -> None:
 def test_a_state_is_bounded_by_its_score_and_the_least_its_rest_can_add() -> None:
     """``xy-abc`` for ``abc`` (as a swap's variant, 5 worse): after ``a`` at column 3 (a
     word start, -9.7), ``b`` extends the streak (-5, +0.4: -14.3), and ``c`` can add no
-    less than a streak of 2 (-10) at column 5 (+0.5); a bound past ``last`` is not
-    pushed; the complete state carries its final score, the swap's 5 added."""
+    less than a streak of 2 (-10) at column 5 (+0.5); the complete state carries its
+    final score, the swap's 5 added."""
     columns = ranking_columns.Columns.of(["xy-abc"])
     assert columns is not None
     plan = ranking_columns._Plan.of(columns, ranking_columns.Variant("abc", 5, 0.0))
     heap: list[ranking_columns._State] = []
     step = ranking_columns._next_states
-    step(columns, plan, 1, 1, 3, -9.7, 0, 0b1, heap, itertools.count(), -18.9)
-    assert heap == []
-    step(columns, plan, 1, 1, 3, -9.7, 0, 0b1, heap, itertools.count(), 0.0)
+    step(columns, plan, 1, 1, 3, -9.7, 0, 0b1, heap, itertools.count())
     ((bound, _, number, k, position, score, streak, texts),) = heap
     assert (number, k, position, score, streak, texts) == (1, 2, 4, -9.7 - 5 + 0.4, 1, 1)
     assert bound == pytest.approx(-14.3 - 10 + 0.5 + 5 - 1e-6, abs=1e-9)
     heap.clear()
-    step(columns, plan, 1, 2, 4, score, 1, 0b1, heap, itertools.count(), 0.0)
+    step(columns, plan, 1, 2, 4, score, 1, 0b1, heap, itertools.count())
     ((bound, _, _, k, position, final, streak, _),) = heap
     assert (k, position, streak) == (3, 5, 2)
     assert bound == final == (score - 10) + 5 * 0.1 + 5

@@ -232,7 +232,7 @@ def best_first(
             state = (final, next(sequence), number, len(query), _UNREAD, final, _UNREAD, whole)
             heapq.heappush(heap, state)
         # Before the first character: nothing matched, no gap to pay for.
-        _next_states(columns, plans[number], number, 0, -1, 0.0, 0, held, heap, sequence, inf)
+        _next_states(columns, plans[number], number, 0, -1, 0.0, 0, held, heap, sequence)
     for index, score in long.items():
         state = (score, next(sequence), _LONG, _UNREAD, _UNREAD, score, _UNREAD, 1 << index)
         heapq.heappush(heap, state)
@@ -247,10 +247,13 @@ def best_first(
             found += texts.bit_count()
             if found >= limit and last == inf:
                 last = score
-            continue
-        _next_states(
-            columns, plans[number], number, k, position, score, streak, texts, heap, sequence, last
-        )
+        elif last == inf:
+            # Once the list is full, a state taken now is bounded at ``last`` at least
+            # (states come out in bound order), so its texts score more: only the
+            # complete states bounded at ``last`` (ties) are left to take.
+            _next_states(
+                columns, plans[number], number, k, position, score, streak, texts, heap, sequence
+            )
     return _first_texts(finals, limit), total > limit
 
 
@@ -271,13 +274,11 @@ def _next_states(
     texts: int,
     heap: list[_State],
     sequence: Iterator[int],
-    last: float,
 ) -> None:
     """Push the states after character ``k`` of a state's texts: by the first column
     after ``position`` each holds it in, and whether that column starts a word, as
     pi-tui scores it (a streak -5 times its length, else +2 per character skipped after
-    a match; a word start -10; +0.1 per column). A state bounded past ``last`` cannot
-    reach the list and is not pushed."""
+    a match; a word start -10; +0.1 per column)."""
     sets = plan.sets[k]
     word_starts = columns.word_starts
     penalty = plan.penalty
@@ -306,15 +307,13 @@ def _next_states(
             bound = 0.0
         else:
             bound = row[run] + per_column * j + least
-        # A state bounded at ``last`` holds no tie: its texts score the margin more.
-        if others and value + bound <= last:
+        if others:
             push(heap, (value + bound, next(sequence), number, k, j, value, run, others))
         if starts:
             value = (base - 10) + j * 0.1
             if complete:
                 value += penalty
-            if value + bound <= last:
-                push(heap, (value + bound, next(sequence), number, k, j, value, run, starts))
+            push(heap, (value + bound, next(sequence), number, k, j, value, run, starts))
         if not remaining:  # the columns left hold none of them
             break
 
