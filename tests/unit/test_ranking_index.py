@@ -166,7 +166,8 @@ def test_forcing_a_way_takes_it(way: str, columns: bool) -> None:
         assert isinstance(index._columns, ranking_columns.Columns) is columns
         if way == "narrow-columns":
             assert isinstance(index._columns, ranking_columns.Columns)
-            assert (index._columns.width, index._columns.long) == (1, [0, 1, 2])
+            assert index._columns.width == 1
+            assert list(index._columns.long) == [0, 1, 2]
 
 
 def test_a_column_has_the_bit_of_each_text_holding_the_character_there() -> None:
@@ -236,6 +237,27 @@ def test_the_sets_kept_are_bounded(texts: list[str], most_bytes: int, kept: str)
     assert "".join(columns._sets) == kept
     assert columns.positions("3") == columns.positions("3")
     assert "3" not in columns._sets
+
+
+def test_texts_already_lowercase_are_kept_not_copied() -> None:
+    """A generation's names are lowercase: the index holds them, not a copy of each."""
+    texts = ["ab", "b-c", "c\u00e9"]
+    index = FuzzyIndex([*texts, "Dx"])
+    assert index._sorted is not None
+    assert all(kept is text for kept, text in zip(index._sorted, texts, strict=False))
+    assert index._sorted[3] == "dx"
+
+
+def test_the_line_starts_are_made_once_for_a_scan() -> None:
+    index = FuzzyIndex(["ab", "", "xab"])
+    assert index._starts is None  # a popup's query needs none
+    index.rank("ab", 2)
+    assert index._starts is None
+    assert index.rank("a b") == ranking.Ranked([0, 2], False)  # two tokens: scanned
+    assert index._starts == [1, 4, 5]
+    starts = index._starts
+    index.rank("x b")
+    assert index._starts is starts
 
 
 def test_a_query_with_a_nul_is_scanned() -> None:
@@ -558,7 +580,7 @@ def test_a_long_text_enters_the_list_by_its_score() -> None:
         ranked = index.rank("ab", 3)
         assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, "ab", 3)
         assert isinstance(index._columns, ranking_columns.Columns)
-        assert index._columns.long == [0, 3]
+        assert index._columns.long == {0: "xxxxab", 3: "zzzzzzzzab"}
         assert index.rank("xxab", 1) == ranking.Ranked([0], False)
         assert index.rank("zab", 2) == ranking.Ranked([3], False)
         assert index.rank("b1", 2) == ranking.Ranked([], False)
@@ -573,7 +595,7 @@ def test_long_texts_and_the_swap(query: str) -> None:
         index = FuzzyIndex(texts)
         ranked = index.rank(query, 3)
         assert isinstance(index._columns, ranking_columns.Columns)
-        assert index._columns.long == [0, 1, 4]
+        assert list(index._columns.long) == [0, 1, 4]
     assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, query, 3)
 
 

@@ -36,6 +36,7 @@ _TOKEN_SPLIT = re.compile("[" + re.escape(JS_WHITESPACE) + "/]+")
 _LETTERS_DIGITS = re.compile(r"([a-z]+)([0-9]+)")
 _DIGITS_LETTERS = re.compile(r"([0-9]+)([a-z]+)")
 _LAST_CHAR: Final = chr(0x10FFFF)
+_LINE_BREAK: Final = re.compile("\n")
 #: Flag bytes 0 and 1 as the digits "0" and "1", for ``int(..., 2)``.
 _BINARY_DIGITS: Final = bytes.maketrans(b"\x00\x01", b"01")
 
@@ -204,13 +205,14 @@ class FuzzyIndex:
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._count = len(texts)
-        lowered = [text.lower() for text in texts]
+        # A text already in lowercase (a generation's names are) is kept, not copied.
+        lowered = [text if (low := text.lower()) == text else low for text in texts]
         #: The lowercased texts, each after a "\n" (so the character before a text's
         #: first one is whitespace, a word boundary, as pi-tui's ``i == 0`` is); None
         #: when a text holds a line break itself.
         self._joined: str | None = None
-        #: Where each text starts in ``_joined``.
-        self._starts: list[int] = []
+        #: Where each text starts in ``_joined`` (``_line_starts``: made for a first scan).
+        self._starts: list[int] | None = None
         #: The lowercased texts when they cannot be joined (scored one by one).
         self._lowered: list[str] = []
         #: The texts as columns of bit sets (``Columns``), made for the first popup
@@ -230,10 +232,6 @@ class FuzzyIndex:
             self._lowered = lowered
             return
         self._joined = "\n" + "\n".join(lowered)
-        position = 1
-        for text in lowered:
-            self._starts.append(position)
-            position += len(text) + 1
 
     def __len__(self) -> int:
         return self._count
@@ -346,25 +344,17 @@ class FuzzyIndex:
         swapped = _swapped(query)
         if swapped is not None:
             variants.append(Variant(swapped, 5, _exact_score(swapped)))
-        long = self._long_scores(columns, variants)
+        long = _long_scores(columns, variants)
         return Ranked(*best_first(columns, variants, long, limit))
 
-    def _long_scores(self, columns: Columns, variants: Sequence[Variant]) -> dict[int, float]:
-        """The scores of the texts longer than the columns, one by one."""
-        joined = self._joined
-        starts = self._starts
-        scores: dict[int, float] = {}
-        if joined is None:  # pragma: no cover (columns are made from joined texts only)
-            return scores
-        for index in columns.long:
-            end = starts[index + 1] - 1 if index + 1 < len(starts) else len(joined)
-            text = joined[starts[index] : end]
-            for query, penalty, _ in variants:
-                result = _match_query(query, text)
-                if result.matches:
-                    scores[index] = result.score + penalty
-                    break
-        return scores
+    def _line_starts(self, joined: str) -> list[int]:
+        """Where each text starts in ``joined``, made once."""
+        if self._starts is None:
+            starts = [1]
+            for match in _LINE_BREAK.finditer(joined, 1):
+                starts.append(match.end())
+            self._starts = starts
+        return self._starts
 
     def _token_scores(self, token: str) -> dict[int, float]:
         """Each matching text's score for one token, in text order."""
@@ -389,7 +379,7 @@ class FuzzyIndex:
                 if result.matches:
                     scores[index] = result.score
             return scores
-        starts = self._starts
+        starts = self._line_starts(joined)
         index = 0
         for match in _token_pattern(query).finditer(joined):
             position, line_end = match.span()
@@ -399,6 +389,18 @@ class FuzzyIndex:
             if found is not None:
                 scores[index] = found
         return scores
+
+
+def _long_scores(columns: Columns, variants: Sequence[Variant]) -> dict[int, float]:
+    """The scores of the texts longer than the columns, one by one."""
+    scores: dict[int, float] = {}
+    for index, text in columns.long.items():
+        for query, penalty, _ in variants:
+            result = _match_query(query, text)
+            if result.matches:
+                scores[index] = result.score + penalty
+                break
+    return scores
 
 
 def fuzzy_filter(items: Sequence[T], query: str, get_text: Callable[[T], str]) -> list[T]:

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import count, groupby, repeat
+from functools import lru_cache
+from itertools import accumulate, count, groupby, islice, repeat
 from math import inf
-from operator import itemgetter
+from operator import and_, itemgetter, or_
 from typing import Final, NamedTuple
 
 from pi_snippets_lsp.core.grammar import FUZZY_BOUNDARIES
@@ -79,8 +80,8 @@ class Columns:
 
     def __init__(self, lowered: Sequence[str], width: int) -> None:
         self.width = width
-        #: The texts the columns cannot hold whole, and their bit set.
-        self.long = [index for index, size in enumerate(map(len, lowered)) if size > width]
+        #: The texts the columns cannot hold whole (index -> text), and their bit set.
+        self.long = {index: text for index, text in enumerate(lowered) if len(text) > width}
         self.long_set = sum(1 << index for index in self.long)
         rows = [text[:width] for text in lowered] if self.long else lowered
         padded = "".join(map(str.ljust, rows, repeat(width), repeat("\0")))
@@ -143,16 +144,15 @@ def holders(columns: Columns, query: str) -> int:
     query from column ``j`` on; a text holds one more character in front from ``j`` when
     it has it at some column ``j' >= j`` and holds the rest from ``j' + 1``.
     """
-    width = columns.width
-    after = [columns.everything] * (width + 1)
+    after = [columns.everything] * (columns.width + 1)
     for char in reversed(query):
-        sets = columns.positions(char)
-        held = [0] * len(after)
-        found = 0
-        for j in range(width - 1, -1, -1):
-            found |= sets[j] & after[j + 1]
-            held[j] = found
-        after = held
+        # Per column j: the texts with the character there that hold the rest from j + 1;
+        # then, from the last column back, the union so far (all in C).
+        held = list(map(and_, columns.positions(char), islice(after, 1, None)))
+        held.reverse()
+        after = list(accumulate(held, or_))
+        after.reverse()
+        after.append(0)  # past the last column: no text holds a character there
     return after[0]
 
 
@@ -190,13 +190,21 @@ class _Plan(NamedTuple):
     @classmethod
     def of(cls, columns: Columns, variant: Variant) -> _Plan:
         query, penalty, _ = variant
-        length = len(query)
-        bounds = rest_bounds(query)
-        rest = []
-        for k, row in enumerate(bounds):
-            left = length - k
-            rest.append((row, 0.1 * left, 0.1 * left * (left + 1) / 2 + penalty - _MARGIN))
+        # The bounds depend only on which query characters are boundaries.
+        shape = "".join(["-" if char in FUZZY_BOUNDARIES else "a" for char in query])
+        rest = _rest_terms(shape, penalty)
         return cls(query, penalty, [columns.positions(char) for char in query], rest)
+
+
+@lru_cache(maxsize=256)
+def _rest_terms(shape: str, penalty: int) -> list[tuple[list[float], float, float]]:
+    """``_Plan.rest`` for a query of this shape (its boundary characters as ``-``)."""
+    length = len(shape)
+    rest = []
+    for k, row in enumerate(rest_bounds(shape)):
+        left = length - k
+        rest.append((row, 0.1 * left, 0.1 * left * (left + 1) / 2 + penalty - _MARGIN))
+    return rest
 
 
 def best_first(
