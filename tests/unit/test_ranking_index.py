@@ -502,6 +502,20 @@ def test_the_bound_of_the_rest_is_reached(query: str, k: int, streak: int, bound
     assert ranking_columns.rest_bounds(query)[k][streak] == bound
 
 
+def test_queries_of_boundary_characters_over_names_full_of_them() -> None:
+    """A query character that is a boundary makes a streak after it a word start (-10
+    more): the bounds must count it, or a state holding the best names comes out after
+    the list is full. Small lists over names of ``ab-x``, queries of ``ab-``."""
+    rng = random.Random(7)
+    for _ in range(sized(300)):
+        size = rng.randint(5, 60)
+        texts = sorted({"".join(rng.choices("ab-x", k=rng.randint(1, 8))) for _ in range(size)})
+        query = "".join(rng.choices("ab-", k=rng.randint(2, 4)))
+        for limit in (1, 2, 3):
+            ranked = FuzzyIndex(texts).rank(query, limit)
+            assert (ranked.indices, ranked.truncated) == ranked_by_reference(texts, query, limit)
+
+
 def test_equal_scores_of_different_states_keep_text_order() -> None:
     """``ba-b`` and ``-axb`` both score -7.6 for ``ab``, by different paths (the word
     start on ``b``, or on ``a``): one list in text order, whichever state comes first."""
