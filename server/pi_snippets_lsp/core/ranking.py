@@ -344,7 +344,12 @@ class FuzzyIndex:
         swapped = _swapped(query)
         if swapped is not None:
             variants.append(Variant(swapped, 5, _exact_score(swapped)))
-        long = _long_scores(columns, variants)
+        # The texts longer than the columns: scored one by one, the swap retry included.
+        long = {}
+        for index, text in columns.long.items():
+            result = fuzzy_match(query, text)
+            if result.matches:
+                long[index] = result.score
         return Ranked(*best_first(columns, variants, long, limit))
 
     def _line_starts(self, joined: str) -> list[int]:
@@ -389,18 +394,6 @@ class FuzzyIndex:
             if found is not None:
                 scores[index] = found
         return scores
-
-
-def _long_scores(columns: Columns, variants: Sequence[Variant]) -> dict[int, float]:
-    """The scores of the texts longer than the columns, one by one."""
-    scores: dict[int, float] = {}
-    for index, text in columns.long.items():
-        for query, penalty, _ in variants:
-            result = _match_query(query, text)
-            if result.matches:
-                scores[index] = result.score + penalty
-                break
-    return scores
 
 
 def fuzzy_filter(items: Sequence[T], query: str, get_text: Callable[[T], str]) -> list[T]:
