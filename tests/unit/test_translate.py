@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from pi_snippets_lsp.core.completion import Suggestion, suggest
+from pi_snippets_lsp.core.completion import Suggestion, popup
 from pi_snippets_lsp.core.config import Layer, validate_layers
 from pi_snippets_lsp.core.snippet import normalize_newlines, preview
 from pi_snippets_lsp.lsp.options import ClientFeatures
@@ -89,9 +89,9 @@ def items_for(features: ClientFeatures, expand: bool = True) -> dict[str, Any]:
     }
     config = validate_layers([Layer(source="s.json", settings={"piSimpleSnippets": namespace})])
     before = "  - %"
-    suggestions = suggest(before, config)
-    assert suggestions is not None
-    encoded = completion_list(suggestions, 3, before, "utf-16", features)
+    listed = popup(before, config)
+    assert listed is not None
+    encoded = completion_list(listed, 3, before, "utf-16", features)
     assert encoded.isascii()  # non-ASCII characters go as JSON escapes
     result: dict[str, Any] = json.loads(encoded)
     return result
@@ -244,9 +244,9 @@ def test_the_encoded_list_carries_any_text_exactly(value: str, source: str) -> N
     )
     if not config.snippets:
         return  # a value the contract rejects (blank)
-    suggestions = suggest("%x", config)
-    assert suggestions is not None
-    encoded = completion_list(suggestions, 0, "%x", "utf-16", ClientFeatures())
+    listed = popup("%x", config)
+    assert listed is not None
+    encoded = completion_list(listed, 0, "%x", "utf-16", ClientFeatures())
     (item,) = json.loads(encoded)["items"]
     assert item["textEdit"]["newText"] == carried(normalize_newlines(value))
     assert item["documentation"] == carried(value)
@@ -258,8 +258,8 @@ def test_a_snippet_listed_again_at_another_rank_says_that_rank() -> None:
     """Items are encoded once per snippet and reused: the rank is the request's."""
     namespace = {"snippets": {"ab": "A", "b": "B"}}
     config = validate_layers([Layer(source="s.json", settings={"piSimpleSnippets": namespace})])
-    first = suggest("%", config)
-    second = suggest("%b", config)
+    first = popup("%", config)
+    second = popup("%b", config)
     assert first is not None and second is not None
     listed = json.loads(completion_list(first, 0, "%", "utf-16", ClientFeatures()))
     again = json.loads(completion_list(second, 0, "%b", "utf-16", ClientFeatures()))
@@ -270,4 +270,32 @@ def test_a_snippet_listed_again_at_another_rank_says_that_rank() -> None:
     assert [(i["label"], i["sortText"]) for i in again["items"]] == [
         ("%b", "0000"),
         ("%ab", "0001"),
+    ]
+
+
+@pytest.mark.parametrize("markdown", [False, True])
+def test_the_same_snippet_under_other_settings_is_encoded_for_them(markdown: bool) -> None:
+    """Items are kept per snippet, with what accepting inserts and the documentation's
+    kind: the same snippet with ``expandOnCompletion`` off, or for a client of the other
+    kind, is another item."""
+    items = []
+    for expand in (True, False, True):
+        namespace = {"snippets": {"ab": "A\r\nB"}, "expandOnCompletion": expand}
+        config = validate_layers([Layer(source="s.json", settings={"piSimpleSnippets": namespace})])
+        for client_markdown in (markdown, not markdown):
+            listed = popup("%a", config)
+            assert listed is not None
+            features = ClientFeatures(completion_markdown=client_markdown)
+            (item,) = json.loads(completion_list(listed, 0, "%a", "utf-16", features))["items"]
+            items.append((item["textEdit"]["newText"], item["documentation"], item["detail"]))
+    fenced = {"kind": "markdown", "value": "```text\nA\r\nB\n```"}
+    plain, marked = ("A\r\nB", fenced) if not markdown else (fenced, "A\r\nB")
+    text, marker = ("A\nB", "Inserts the text (2 lines)"), ("%ab", "Inserts %ab")
+    assert items == [
+        (text[0], plain, text[1]),
+        (text[0], marked, text[1]),
+        (marker[0], plain, marker[1]),
+        (marker[0], marked, marker[1]),
+        (text[0], plain, text[1]),
+        (text[0], marked, text[1]),
     ]

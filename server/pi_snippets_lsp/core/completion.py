@@ -7,7 +7,7 @@ only; the server turns it into LSP items.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.core.grammar import TRIGGER, find_token
@@ -50,13 +50,19 @@ class Suggestion:
 
     @property
     def sort_text(self) -> str:
-        """The LSP ``sortText``: the zero-padded rank, so clients keep Pi's order."""
-        return f"{self.rank:04d}"
+        """The LSP ``sortText`` (``sort_text``)."""
+        return sort_text(self.rank)
 
     @property
     def accept_summary(self) -> str:
         """What accepting does, in a few words (the LSP ``detail``): ``accept_summary``."""
         return accept_summary(self.label, self.insert_text)
+
+
+def sort_text(rank: int) -> str:
+    """The LSP ``sortText`` of the item at ``rank``: the rank zero-padded, so clients that
+    sort by it keep Pi's order."""
+    return f"{rank:04d}"
 
 
 def accept_summary(label: str, insert_text: str) -> str:
@@ -92,8 +98,27 @@ class Suggestions:
     query: str
 
 
-def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
-    """What ``textDocument/completion`` answers for the text before the cursor.
+class Popup(NamedTuple):
+    """What the popup lists for the snippet token that ends the text before the cursor,
+    as the configured snippets themselves: the step before ``Suggestions``.
+
+    The server encodes its items from the snippets (each snippet's encoded parts are kept
+    from keystroke to keystroke), so it needs no ``Suggestion`` values; ``suggest`` makes
+    them for the in-process API. The fields mean what ``Suggestions``' do.
+    """
+
+    #: Best first, at most ``MAX_ITEMS``.
+    snippets: list[Snippet]
+    is_incomplete: bool
+    replace_start: int
+    replace_end: int
+    query: str
+    #: Whether accepting inserts the text (``insert_text``).
+    expand_on_completion: bool
+
+
+def popup(text_before_cursor: str, config: Config) -> Popup | None:
+    """What ``textDocument/completion`` lists for the text before the cursor.
 
     None while no usable snippet is configured (the static provider's ``null``: Pi
     registers no completion provider then, so nothing of ours may show) or when the
@@ -107,7 +132,22 @@ def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
     if token is None:
         return None
     ranked = config.name_index.rank(token.query, MAX_ITEMS)
-    matched = [config.snippets[index] for index in ranked.indices]
+    return Popup(
+        snippets=list(map(config.snippets.__getitem__, ranked.indices)),
+        is_incomplete=ranked.truncated,
+        replace_start=token.start,
+        replace_end=len(text_before_cursor),
+        query=token.query,
+        expand_on_completion=config.expand_on_completion,
+    )
+
+
+def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
+    """``popup``'s list as ``Suggestions``: each snippet with its rank, preview and what
+    accepting it inserts."""
+    listed = popup(text_before_cursor, config)
+    if listed is None:
+        return None
     items = tuple(
         Suggestion(
             name=snippet.name,
@@ -115,14 +155,14 @@ def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
             source=snippet.source,
             rank=rank,
             preview=preview(snippet.value),
-            insert_text=insert_text(snippet, config.expand_on_completion),
+            insert_text=insert_text(snippet, listed.expand_on_completion),
         )
-        for rank, snippet in enumerate(matched)
+        for rank, snippet in enumerate(listed.snippets)
     )
     return Suggestions(
         items=items,
-        is_incomplete=ranked.truncated,
-        replace_start=token.start,
-        replace_end=len(text_before_cursor),
-        query=token.query,
+        is_incomplete=listed.is_incomplete,
+        replace_start=listed.replace_start,
+        replace_end=listed.replace_end,
+        query=listed.query,
     )

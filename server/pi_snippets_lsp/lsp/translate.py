@@ -10,18 +10,19 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Final
 
 from lsprotocol import types
 
 from pi_snippets_lsp.core.code_actions import EXPAND_COMMAND, EXPAND_KIND, Action
-from pi_snippets_lsp.core.completion import Suggestion, Suggestions, accept_summary
+from pi_snippets_lsp.core.completion import Popup, accept_summary, insert_text, sort_text
 from pi_snippets_lsp.core.documents import Document, Encoding, units_length
 from pi_snippets_lsp.core.edits import TextEdit
 from pi_snippets_lsp.core.grammar import TRIGGER
 from pi_snippets_lsp.core.hover import fence
 from pi_snippets_lsp.core.markers import Marker
-from pi_snippets_lsp.core.snippet import preview
+from pi_snippets_lsp.core.snippet import Snippet, preview
 from pi_snippets_lsp.lsp.options import ClientFeatures
 from pi_snippets_lsp.settings.diagnostics import SettingsDiagnostic
 
@@ -69,11 +70,9 @@ _STRING: Final = json.encoder.encode_basestring_ascii
 
 
 @functools.lru_cache(maxsize=1024)
-def _encoded_fields(
-    name: str, value: str, source: str, insert_text: str, markdown: bool
-) -> tuple[str, str]:
-    """The parts of a snippet's item that no request changes, encoded: the ``newText``,
-    and the other fields (``"label":...``, no braces).
+def _encoded_item(snippet: Snippet, expand_on_completion: bool, markdown: bool) -> tuple[str, str]:
+    """The parts of a snippet's ``CompletionItem`` that no request changes, encoded: the
+    fields before ``sortText`` (``"label":...``, no braces) and the ``newText``.
 
     The popup shows the same snippets on keystroke after keystroke, and encoding their
     texts (the documentation is the whole value) is most of building a list: a snippet's
@@ -81,69 +80,67 @@ def _encoded_fields(
     field by field with JSON's string encoder, in the order ``json.dumps`` of the item
     would write them: a snippet new to the popup costs a few microseconds, not tens.
     """
+    name, value, source = snippet
     label = TRIGGER + name
+    inserted = insert_text(snippet, expand_on_completion)
     if markdown:
         docs = f'{{"kind":"markdown","value":{_STRING(literal_markdown(value))}}}'
     else:
         docs = _STRING(value)
     fields = (
         f'"label":{_STRING(label)},"labelDetails":{{"description":{_STRING(preview(value))}}},'
-        f'"kind":{_SNIPPET_KIND},"detail":{_STRING(accept_summary(label, insert_text))},'
+        f'"kind":{_SNIPPET_KIND},"detail":{_STRING(accept_summary(label, inserted))},'
         f'"documentation":{docs},"filterText":{_STRING(label)},'
         f'"insertTextFormat":{_PLAIN_TEXT},"insertTextMode":{_AS_IS},'
         f'"data":{{"source":{_STRING(source)}}}'
     )
-    return _STRING(insert_text), fields
-
-
-def completion_item(item: Suggestion, token_range: str, markdown: bool) -> str:
-    """One LSP ``CompletionItem``, encoded (docs/lsp.md, "Completion"); ``token_range``
-    is the encoded range the edit replaces.
-
-    The insert is plain text with ``insertTextMode: asIs`` for every client, so the text
-    arrives exactly as configured: snippet format would send it through snippet engines
-    that re-indent later lines and turn tabs into spaces (``vim.snippet.expand``, which
-    nvim-cmp and blink.cmp call whatever ``insertTextMode`` says), and a value has no
-    tabstops for that format to serve. ``asIs`` stops clients that honor it (VS Code,
-    lsp-mode) from adjusting indentation. Written as JSON text, not lsprotocol objects:
-    the list is answered on every keystroke after ``%``, and converting twenty objects
-    through cattrs, or even encoding twenty values, would cost more than ranking them.
-    """
-    new_text, fields = _encoded_fields(
-        item.name, item.value, item.source, item.insert_text, markdown
-    )
-    return (
-        f'{{{fields},"sortText":"{item.sort_text}",'
-        f'"textEdit":{{"range":{token_range},"newText":{new_text}}}}}'
-    )
+    return fields, _STRING(inserted)
 
 
 def completion_list(
-    suggestions: Suggestions,
+    listed: Popup,
     line: int,
     before: str,
     encoding: Encoding,
     features: ClientFeatures,
 ) -> JsonText:
-    """The LSP ``CompletionList``, encoded: each edit replaces only the token, from its
-    ``%`` to the cursor.
+    """The LSP ``CompletionList``, encoded (docs/lsp.md, "Completion"): each item's edit
+    replaces only the token, from its ``%`` to the cursor (``sort_text``: its rank).
 
-    ``before`` is the cursor line's text before the cursor; ``suggestions`` was computed
-    on it, so its replace range indexes it. ``insertTextMode: asIs`` is also the list's
-    default for clients that take ``itemDefaults.insertTextMode``.
+    ``before`` is the cursor line's text before the cursor; ``listed`` was computed on
+    it, so its replace range indexes it. The insert is plain text with
+    ``insertTextMode: asIs`` for every client, so the text arrives exactly as configured:
+    snippet format would send it through snippet engines that re-indent later lines and
+    turn tabs into spaces (``vim.snippet.expand``, which nvim-cmp and blink.cmp call
+    whatever ``insertTextMode`` says), and a value has no tabstops for that format to
+    serve. ``asIs`` stops clients that honor it (VS Code, lsp-mode) from adjusting
+    indentation; it is also the list's default for clients that take
+    ``itemDefaults.insertTextMode``. Written as JSON text, not lsprotocol objects: the
+    list is answered on every keystroke after ``%``, and converting twenty objects
+    through cattrs, or even encoding twenty values, would cost more than ranking them.
     """
-    start = units_length(before[: suggestions.replace_start], encoding)
-    end = units_length(before[: suggestions.replace_end], encoding)
-    token_range = (
-        f'{{"start":{{"line":{line},"character":{start}}},'
-        f'"end":{{"line":{line},"character":{end}}}}}'
+    start = units_length(before[: listed.replace_start], encoding)
+    end = units_length(before[: listed.replace_end], encoding)
+    edit = (
+        f'"textEdit":{{"range":{{"start":{{"line":{line},"character":{start}}},'
+        f'"end":{{"line":{line},"character":{end}}}}},"newText":'
     )
-    markdown = features.completion_markdown
-    items = ",".join(completion_item(item, token_range, markdown) for item in suggestions.items)
+    encoded = map(
+        _encoded_item,
+        listed.snippets,
+        repeat(listed.expand_on_completion),
+        repeat(features.completion_markdown),
+    )
+    items = ",".join(
+        [
+            f'{{{fields},"sortText":"{sort_text(rank)}",{edit}{new_text}}}}}'
+            for rank, (fields, new_text) in enumerate(encoded)
+        ]
+    )
     defaults = ""
     if INSERT_TEXT_MODE_DEFAULT in features.item_defaults:
         defaults = f'"itemDefaults":{{"insertTextMode":{_AS_IS}}},'
-    incomplete = "true" if suggestions.is_incomplete else "false"
+    incomplete = "true" if listed.is_incomplete else "false"
     return JsonText(f'{{"isIncomplete":{incomplete},{defaults}"items":[{items}]}}')
 
 

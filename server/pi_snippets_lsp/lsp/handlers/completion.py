@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from pi_snippets_lsp.core.completion import suggest
+from pi_snippets_lsp.core.completion import popup
 from pi_snippets_lsp.core.documents import Position
 from pi_snippets_lsp.lsp.server import SnippetsServer
 from pi_snippets_lsp.lsp.translate import TRIGGER_CHARACTERS, JsonText, completion_list
@@ -25,7 +25,7 @@ def register(server: SnippetsServer) -> None:
         if params.text_document.uri in ls.settings_documents:
             return None  # a settings file is no prompt (docs/lsp.md, "Settings files")
         before, _ = document.text_before(position, ls.encoding)
-        suggestions = suggest(before, config)
-        if suggestions is None:
+        listed = popup(before, config)
+        if listed is None:
             return None
-        return completion_list(suggestions, position.line, before, ls.encoding, ls.session.features)
+        return completion_list(listed, position.line, before, ls.encoding, ls.session.features)
