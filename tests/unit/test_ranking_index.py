@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-import itertools
 import json
 import random
 import re
@@ -537,13 +536,13 @@ def test_a_state_is_bounded_by_its_score_and_the_least_its_rest_can_add() -> Non
     plan = ranking_columns._Plan.of(columns, ranking_columns.Variant("abc", 5, 0.0))
     heap: list[ranking_columns._State] = []
     step = ranking_columns._next_states
-    step(columns, plan, 1, 1, 3, -9.7, 0, 0b1, heap, itertools.count())
-    ((bound, _, number, k, position, score, streak, texts),) = heap
+    step(columns, plan, 1, 1, 3, -9.7, 0, 0b1, heap)
+    ((bound, number, k, position, score, streak, texts),) = heap
     assert (number, k, position, score, streak, texts) == (1, 2, 4, -9.7 - 5 + 0.4, 1, 1)
     assert bound == pytest.approx(-14.3 - 10 + 0.5 + 5 - 1e-6, abs=1e-9)
     heap.clear()
-    step(columns, plan, 1, 2, 4, score, 1, 0b1, heap, itertools.count())
-    ((bound, _, _, k, position, final, streak, _),) = heap
+    step(columns, plan, 1, 2, 4, score, 1, 0b1, heap)
+    ((bound, _, k, position, final, streak, _),) = heap
     assert (k, position, streak) == (3, 5, 2)
     assert bound == final == (score - 10) + 5 * 0.1 + 5
     assert final - 5 == pytest.approx(reference_score("xy-abc", "abc"))

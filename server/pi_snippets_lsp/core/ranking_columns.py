@@ -16,9 +16,9 @@ bit: each state's score is the same sums in the same order as pi-tui's loop.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from itertools import accumulate, count, groupby, islice, repeat
+from itertools import accumulate, groupby, repeat
 from math import inf
 from operator import and_, itemgetter, or_
 from typing import Final, NamedTuple
@@ -144,16 +144,16 @@ def holders(columns: Columns, query: str) -> int:
     query from column ``j`` on; a text holds one more character in front from ``j`` when
     it has it at some column ``j' >= j`` and holds the rest from ``j' + 1``.
     """
+    # ``after`` from the last column back (``after[width]`` first): the last is
+    # everything, as nothing of the query is left to hold past the last character.
     after = [columns.everything] * (columns.width + 1)
     for char in reversed(query):
-        # Per column j: the texts with the character there that hold the rest from j + 1;
-        # then, from the last column back, the union so far (all in C).
-        held = list(map(and_, columns.positions(char), islice(after, 1, None)))
-        held.reverse()
-        after = list(accumulate(held, or_))
-        after.reverse()
-        after.append(0)  # past the last column: no text holds a character there
-    return after[0]
+        # Per column j, from the last back: the texts with the character there that hold
+        # the rest from j + 1, then the union so far (all in C). Past the last column no
+        # text holds a character.
+        held = map(and_, reversed(columns.positions(char)), after)
+        after = [0, *accumulate(held, or_)]
+    return after[-1]
 
 
 def rest_bounds(query: str) -> list[list[float]]:
@@ -224,33 +224,31 @@ def best_first(
     greedy scan never fails a text that holds the query. Equal scores keep text order.
     """
     heap: list[_State] = []
-    sequence = count()  # ties in the heap: first pushed, first taken
     taken = columns.long_set  # scored apart, and the texts an earlier variant matched
     plans = [_Plan.of(columns, variant) for variant in variants]
     for number, (query, penalty, exact) in enumerate(variants):
-        held = holders(columns, query)
-        held &= ~taken
+        held = holders(columns, query) & ~taken
+        if not held:  # a query wider than the columns is held by none (its texts are long)
+            continue
         taken |= held
-        # The query itself (-100): a text as long as the query that holds it. A query
-        # wider than the columns is held by none (its texts are long).
-        whole = held & columns.of_length(len(query)) if held else 0
+        # The query itself (-100): a text as long as the query that holds it.
+        whole = held & columns.of_length(len(query))
         if whole:
             held ^= whole
             final = exact + penalty
-            state = (final, next(sequence), number, len(query), _UNREAD, final, _UNREAD, whole)
-            heapq.heappush(heap, state)
-        # Before the first character: nothing matched, no gap to pay for.
-        _next_states(columns, plans[number], number, 0, -1, 0.0, 0, held, heap, sequence)
+            heapq.heappush(heap, (final, number, len(query), _UNREAD, final, _UNREAD, whole))
+        if held:  # before the first character: nothing matched, no gap to pay for
+            _next_states(columns, plans[number], number, 0, -1, 0.0, 0, held, heap)
     for index, score in long.items():
-        state = (score, next(sequence), _LONG, _UNREAD, _UNREAD, score, _UNREAD, 1 << index)
-        heapq.heappush(heap, state)
-    total = sum(state[7].bit_count() for state in heap)
+        heapq.heappush(heap, (score, _LONG, _UNREAD, _UNREAD, score, _UNREAD, 1 << index))
+    total = sum(state[6].bit_count() for state in heap)
+    lengths = [len(variant.query) for variant in variants]
     finals: list[tuple[float, int]] = []
     found = 0
     last = inf  # the score of the ``limit``-th text, once out
     while heap and heap[0][0] <= last:
-        _, _, number, k, position, score, streak, texts = heapq.heappop(heap)
-        if number < 0 or k == len(plans[number].query):
+        _, number, k, position, score, streak, texts = heapq.heappop(heap)
+        if number < 0 or k == lengths[number]:
             finals.append((score, texts))
             found += texts.bit_count()
             if found >= limit and last == inf:
@@ -259,16 +257,15 @@ def best_first(
             # Once the list is full, a state taken now is bounded at ``last`` at least
             # (states come out in bound order), so its texts score more: only the
             # complete states bounded at ``last`` (ties) are left to take.
-            _next_states(
-                columns, plans[number], number, k, position, score, streak, texts, heap, sequence
-            )
+            _next_states(columns, plans[number], number, k, position, score, streak, texts, heap)
     return _first_texts(finals, limit), total > limit
 
 
-#: A search state: (bound, order pushed, variant number (-1: a long text), characters
-#: matched, column of the last, score so far (once complete: the final score), streak,
-#: bit set of its texts).
-_State = tuple[float, int, int, int, int, float, int, int]
+#: A search state: (bound, variant number (-1: a long text), characters matched, column
+#: of the last, score so far (once complete: the final score), streak, bit set of its
+#: texts). States of equal bounds come out in any order: the list does not depend on it
+#: (``_first_texts`` merges equal scores).
+_State = tuple[float, int, int, int, float, int, int]
 
 
 def _next_states(
@@ -281,7 +278,6 @@ def _next_states(
     streak: int,
     texts: int,
     heap: list[_State],
-    sequence: Iterator[int],
 ) -> None:
     """Push the states after character ``k`` of a state's texts: by the first column
     after ``position`` each holds it in, and whether that column starts a word, as
@@ -316,12 +312,12 @@ def _next_states(
         else:
             bound = row[run] + per_column * j + least
         if others:
-            push(heap, (value + bound, next(sequence), number, k, j, value, run, others))
+            push(heap, (value + bound, number, k, j, value, run, others))
         if starts:
             value = (base - 10) + j * 0.1
             if complete:
                 value += penalty
-            push(heap, (value + bound, next(sequence), number, k, j, value, run, starts))
+            push(heap, (value + bound, number, k, j, value, run, starts))
         if not remaining:  # the columns left hold none of them
             break
 
