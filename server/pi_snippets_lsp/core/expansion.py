@@ -8,40 +8,51 @@ How the pass stays fast on any text (it must beat Pi's own JavaScript pass, whos
 engine compiles to machine code): the work per marker is done inside the regex engine
 and by bulk operations over lists, not by Python statements per ``%``.
 
-- One pattern per snippet table (``SnippetTable``, built when a text first needs it and
-  kept with a generation's values) finds only what the table can replace: an escape, or
-  a ``%`` before a *known* name, at a boundary. Unknown names, a ``%`` glued to a letter
-  (``x%a``, ``é%a``, ``50%``), and a wrapper run after anything but a boundary
-  (``x(%a``) are turned down by the engine itself: its lookbehinds hold the complete
-  list of separators (``grammar.SEPARATORS``) and check runs of up to two wrappers; the
-  name is matched against a trie of the table's names (``_trie``), or, past
-  ``_MOST_TRIE_NAMES`` names (a trie that large takes long to compile) or with a name
-  over ``_LONGEST_TRIE_NAME`` characters, against the pairs of first characters the
-  names start with, the lookup deciding the rest.
-- ``re.split`` gives the text between the markers and each marker's escape and name;
-  ``map`` over ``dict.get`` gives each one's new text (its value; an unknown name, past
-  the trie's size, its own ``%name``), escapes become their ``%name``, and one ``join``
-  makes the window's result.
 - The text is cut into windows after separators (``_WINDOWS`` of them), so the lists of
   one split stay a fraction of the text: memory is a few times the text whatever the
   number of markers. A cut after a separator changes no boundary (it is one), and no
-  marker spans a separator. A window with a run of three or more wrappers before a ``%``
-  (which the lookbehinds cannot see whole) takes the plain scan: each candidate ``%``
-  of ``MARKER_CANDIDATE_RE`` checked with ``is_boundary_before`` (``marker_spans``).
+  marker spans a separator. Each window is ``re.split`` by one of two patterns of the
+  snippet table (``_Patterns``, made when a text first needs them and kept with a
+  generation's values, ``SnippetTable``), into the text between the markers and each
+  marker's captures, and one ``join`` makes the window's result.
+- Both patterns find a ``%`` at a boundary: their lookbehinds (``_BOUNDARY``) hold the
+  complete list of separators (``grammar.SEPARATORS``) and check runs of up to two
+  wrappers; a longer run sets a group, and its boundary is checked outside the pattern
+  (``_at_boundary``). A ``%`` glued to a letter (``x%a``, ``é%a``, ``50%``) or after a
+  wrapper run that follows anything but a boundary (``x(%a``) is turned down in the engine.
+- The *names* pattern (``_names_pattern``) takes an escape (``%%`` and the first character
+  of its name) or any name whose first characters a known name could start with, and
+  ``_Lookup`` gives each captured ``%name`` its value, an escape its ``%name``, and
+  anything else (an unknown name) itself, in one C-level call for the window. Its cost
+  per marker is the lowest; its weakness is a text full of unknown names (printf formats,
+  ``%name`` typed with a suffix), each of which it takes and looks up.
+- The *trie* pattern (``_trie_pattern``) finds only what the table can replace: the name
+  is matched against a trie of the table's names (``_trie``) and unknown names are turned
+  down inside the engine; or, past ``_MOST_TRIE_NAMES`` names (a trie that large takes
+  long to compile) or with a name over ``_LONGEST_TRIE_NAME`` characters, against the
+  pairs of first characters the names start with, the lookup deciding the rest. Walking
+  the trie costs more per known name; it is compiled when a text first takes it.
+- A window is expanded by the names pattern, except after a sample window (one window
+  with a marker in ``_SAMPLE``, the first included, always by the names pattern) in which
+  more than a quarter of what it took were unknown names: then by the trie pattern, until
+  the next sample. Either way the text is the same; only the cost differs.
+- A window with a long run of name characters, ``%`` and wrappers (where no cut may fall)
+  takes the plain scan: each candidate ``%`` of ``MARKER_CANDIDATE_RE`` checked with
+  ``is_boundary_before`` (``marker_spans``).
 
 What changed (``Expansion.replacements``) is not stored per marker but produced again on
-demand by that plain scan, which also checks the fast pass: both must find as many.
+demand by that plain scan, which also counts it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress, count, repeat
-from operator import is_
-from typing import Final, NamedTuple, overload
+from operator import countOf, is_, itemgetter
+from typing import Final, NamedTuple, cast, overload
 
 from pi_snippets_lsp.core.grammar import (
     COMMON_SEPARATORS,
@@ -57,8 +68,11 @@ from pi_snippets_lsp.core.grammar import (
 #: characters): the lists one split makes stay a small fraction of the text.
 _WINDOWS: Final = 64  # pragma: no mutate (a cost choice: any size gives the same text)
 _SMALLEST_WINDOW: Final = 256  # pragma: no mutate (a cost choice)
-#: Up to this many valid names, a table's pattern holds them all (a trie: unknown names
-#: are turned down inside the regex engine); compiling it costs ~25 ms per 1,000 names.
+#: One window with a marker in this many (the first included) is a sample: expanded by
+#: the names pattern, it tells which pattern the windows up to the next sample take.
+_SAMPLE: Final = 64  # pragma: no mutate (a cost choice: either pattern gives the same text)
+#: Up to this many valid names, the trie pattern holds them all (unknown names are turned
+#: down inside the regex engine); compiling it costs ~25 ms per 1,000 names.
 _MOST_TRIE_NAMES: Final = 2000  # pragma: no mutate (a cost choice; both patterns agree)
 #: ... and none longer than this: each character of a name can nest a group, and the
 #: ``re`` compiler recurses once per nesting level.
@@ -68,18 +82,24 @@ _W: Final = re.escape(WRAPPERS)
 _S: Final = re.escape(SEPARATORS)
 #: Right after the ``%``: the character before it is a separator, or there is none, or
 #: it ends a run of one or two wrappers with a separator (or nothing) before it; or it
-#: ends a longer run, and group 1 is the wrapper third from the ``%`` (the run's boundary
-#: is checked outside the pattern then). Anything else before the ``%`` (a letter, a
-#: digit, ``50%``, ``é%``, ``x(%``) is turned down here.
+#: ends a longer run, and the group is the wrapper third from the ``%`` (the run's
+#: boundary is checked outside the pattern then). Anything else before the ``%`` (a
+#: letter, a digit, ``50%``, ``é%``, ``x(%``) is turned down here.
 _BOUNDARY: Final = (
     rf"(?<![^{_S}{_W}]%)"
     rf"(?>(?<![{_W}]%)|(?<=[{_S}][{_W}]%)|(?<=\A[{_W}]%)"
     rf"|(?<=[{_S}][{_W}][{_W}]%)|(?<=\A[{_W}][{_W}]%)|(?<=([{_W}])[{_W}][{_W}]%))"
 )
+#: An escape: its second ``%`` and the first character of its name (what it becomes is
+#: just that: the first ``%`` goes, the rest stays as typed).
+_ESCAPE: Final = "%[a-z0-9]"
 #: ``grammar.NAME_PATTERN``, possessive: the same maximal name, no backtracking.
 _NAME: Final = r"[a-z0-9]++(?:[._-]++[a-z0-9]++)*+"
 #: After a name: nothing that would make the name longer (``%use-mcpx``, ``%a.b``).
 _NAME_ENDS: Final = r"(?![._-]*+[a-z0-9])"
+#: The rest of a name after its first characters: the longest run of name characters,
+#: given back to its last letter or digit (``%a.`` is the name ``a`` and a period).
+_NAME_REST: Final = r"[a-z0-9._-]*(?<=[a-z0-9])"
 #: Where a window may end: after a character no marker holds (no name character, no
 #: ``%``), so no marker spans the cut, and which is no wrapper: the next window starts
 #: with it, for the lookbehinds, and at its start ``\A`` must mean the text's start.
@@ -89,9 +109,14 @@ _CUT: Final = re.compile(rf"[^a-z0-9._%\-{_W}]")
 #: keep of such a run is not bounded by the step.
 _LONGEST_WINDOW: Final = 4  # pragma: no mutate (a cost choice)
 _SEPARATOR_SET: Final = frozenset(SEPARATORS)
+#: What each escape's capture (``%%a``) becomes in ``_Lookup``.
+_ESCAPES: Final = {
+    TRIGGER + TRIGGER + c: TRIGGER + c for c in "abcdefghijklmnopqrstuvwxyz0123456789"
+}
 
 
 _Node = dict[str, "_Node"]
+_Get = Callable[..., "str | None"]
 
 
 def _trie(names: Sequence[str]) -> str:
@@ -131,8 +156,22 @@ def _first_pairs(names: Sequence[str]) -> str:
     return "(?=" + "|".join(branches) + ")"
 
 
+def _starts(names: Sequence[str]) -> str:
+    """A pattern for the first characters of a name the names could be: one of their
+    first characters, then (unless one is a single character) one of their second ones.
+
+    A superset of the names' starts (``ab`` and ``cd`` let ``ad`` through): a name it lets
+    through is looked up, so it only saves the lookup of names no known one starts like
+    (``%s``, ``%20``, ``%Name``), inside the regex engine."""
+    firsts = re.escape("".join(sorted({name[0] for name in names})))  # pragma: no mutate
+    if any(len(name) == 1 for name in names):
+        return f"[{firsts}]"
+    seconds = re.escape("".join(sorted({name[1] for name in names})))  # pragma: no mutate
+    return f"[{firsts}][{seconds}]"
+
+
 class _Compiled(NamedTuple):
-    """The pass's pattern for a table, and how to read what it finds."""
+    """The trie pattern for a table, and how to read what it finds."""
 
     pattern: re.Pattern[str]
     #: It finds known names only (a trie), not some unknown ones too (first pairs).
@@ -141,9 +180,8 @@ class _Compiled(NamedTuple):
     clash: bool
 
 
-@lru_cache(maxsize=16)
-def _pattern(names: frozenset[str]) -> _Compiled:
-    """The pass's pattern for a table with these names.
+def _trie_pattern(names: frozenset[str]) -> _Compiled:
+    """The trie pattern for a table with these names.
 
     ``%`` at a boundary (``_BOUNDARY``; group 1 set after a run of three wrappers or
     more), then group 2: an escape's ``%`` and the first character of its name (the
@@ -159,26 +197,94 @@ def _pattern(names: frozenset[str]) -> _Compiled:
     else:
         known = _first_pairs(valid) + _NAME
     clash = any(name.startswith(TRIGGER) for name in names)
-    return _Compiled(re.compile(rf"%{_BOUNDARY}(%[a-z0-9]|{known})"), exact, clash)
+    return _Compiled(re.compile(rf"%{_BOUNDARY}({_ESCAPE}|{known})"), exact, clash)
+
+
+def _names_pattern(names: frozenset[str]) -> re.Pattern[str]:
+    """The names pattern for a table with these names.
+
+    Group 1: the ``%`` at a boundary (``_BOUNDARY``; group 2 set after a run of three
+    wrappers or more) and an escape's ``%`` with the first character of its name, or a
+    whole name whose first characters a known name could start with (``_starts``).
+    """
+    valid = [name for name in names if is_valid_name(name)]
+    name = _starts(valid) + _NAME_REST if valid else "(?!)"
+    return re.compile(rf"(%{_BOUNDARY}(?:{_ESCAPE}|{name}))")
+
+
+class _Patterns:
+    """The two patterns of a table with these names: the names pattern, made at once, and
+    the trie pattern, compiled when a text first takes it."""
+
+    __slots__ = ("_trie", "names", "names_pattern")
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+        self.names_pattern = _names_pattern(names)
+        self._trie: _Compiled | None = None
+
+    @property
+    def trie(self) -> _Compiled:
+        """``_trie_pattern`` for these names, made once."""
+        if self._trie is None:
+            self._trie = _trie_pattern(self.names)
+        return self._trie
+
+
+@lru_cache(maxsize=16)
+def _patterns(names: frozenset[str]) -> _Patterns:
+    return _Patterns(names)
+
+
+class _Lookup(dict[str, str]):
+    """A captured marker -> its new text: ``%name`` -> the snippet's value (``_lookup``),
+    an escape's ``%%a`` -> ``%a``, anything else -> itself (so an unknown name stays as
+    typed: ``str`` of a string is that string, without a Python-level call)."""
+
+    __slots__ = ()
+    __missing__ = str
+
+
+def _lookup(snippets: Mapping[str, str]) -> _Lookup:
+    """``_Lookup`` of a table. Every key is put under ``%key``: a key that is no name is
+    never captured (a capture is ``%`` and a valid name), except ``%a``, which would be an
+    escape's capture: the escapes are put last, over it."""
+    lookup = _Lookup({TRIGGER + name: value for name, value in snippets.items()})
+    lookup.update(_ESCAPES)
+    return lookup
+
+
+class _Table(NamedTuple):
+    """What the pass needs of a table: its patterns and its lookup."""
+
+    patterns: _Patterns
+    lookup: _Lookup
 
 
 class SnippetTable(dict[str, str]):
-    """Snippet name -> value, with the pass's pattern for these names, built when a text
-    first needs it. A generation's values (``Config.values``): never changed after it is
-    made, so the pattern is made once for all the texts it expands."""
+    """Snippet name -> value, with the pass's patterns and lookup for these names and
+    values, built when a text first needs them. A generation's values (``Config.values``):
+    never changed after it is made, so they are made once for all the texts it expands."""
 
-    __slots__ = ("_compiled",)
+    __slots__ = ("_table",)
 
     def __init__(self, snippets: Mapping[str, str] | None = None) -> None:
         super().__init__(snippets or {})
-        self._compiled: _Compiled | None = None
+        self._table: _Table | None = None
 
     @property
-    def pattern(self) -> _Compiled:
-        """``_pattern`` for these names, made once."""
-        if self._compiled is None:
-            self._compiled = _pattern(frozenset(self))
-        return self._compiled
+    def table(self) -> _Table:
+        """``_patterns`` and ``_lookup`` of this table, made once."""
+        if self._table is None:
+            self._table = _Table(_patterns(frozenset(self)), _lookup(self))
+        return self._table
+
+
+def _table_of(snippets: Mapping[str, str]) -> _Table:
+    """The pass's patterns and lookup for ``snippets``."""
+    if isinstance(snippets, SnippetTable):
+        return snippets.table
+    return _Table(_patterns(frozenset(snippets)), _lookup(snippets))
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,35 +324,38 @@ def marker_spans(
 
 
 class Replacements(Sequence[Replacement]):
-    """What one pass replaced, in text order, produced on demand.
+    """What one pass replaced, in text order, produced and counted on demand.
 
     Storing a ``Replacement`` per marker would cost some 50 bytes each, far more than a
     marker's own characters; instead the scan runs again over the original text and the
-    mapping ``expand`` was given (a generation's values never change). Compares equal to
-    any sequence of the same replacements, a tuple included.
+    mapping ``expand`` was given (a generation's values never change). A mapping whose
+    names have changed since cannot be replayed: the names the pass saw are kept (the
+    pattern cache holds them anyway). Compares equal to any sequence of the same
+    replacements, a tuple included.
     """
 
-    __slots__ = ("_count", "_items", "_snippets", "_text")
+    __slots__ = ("_count", "_items", "_names", "_snippets", "_text")
 
-    def __init__(self, text: str, snippets: Mapping[str, str], count: int) -> None:
+    def __init__(self, text: str, snippets: Mapping[str, str], names: frozenset[str]) -> None:
         self._text = text
         self._snippets = snippets
-        self._count = count
+        self._names = names
+        self._count: int | None = None
         self._items: tuple[Replacement, ...] | None = None
 
     def __len__(self) -> int:
+        if self._count is None:
+            self._count = sum(1 for _ in self)
         return self._count
 
     def __iter__(self) -> Iterator[Replacement]:
         if self._items is not None:
             yield from self._items
             return
-        seen = 0
-        for start, end, new_text in marker_spans(self._text, self._snippets):
-            seen += 1
-            yield Replacement(start, end, new_text)
-        if seen != self._count:
+        if frozenset(self._snippets) != self._names:
             raise RuntimeError("the snippets mapping changed after expand(); cannot replay it")
+        for start, end, new_text in marker_spans(self._text, self._snippets):
+            yield Replacement(start, end, new_text)
 
     @overload
     def __getitem__(self, index: int) -> Replacement: ...
@@ -278,17 +387,15 @@ class Expansion:
     replacements: Sequence[Replacement] = ()
 
 
-def _plain_window(text: str, snippets: Mapping[str, str], start: int, end: int) -> tuple[str, int]:
-    """``text[start:end]`` expanded the plain way (``marker_spans``), and its replacements."""
+def _plain_window(text: str, snippets: Mapping[str, str], start: int, end: int) -> str:
+    """``text[start:end]`` expanded the plain way (``marker_spans``)."""
     pieces: list[str] = []
     last = start
-    replaced = 0
     for found, after, new_text in marker_spans(text, snippets, start, end):
         pieces += (text[last:found], new_text)
         last = after
-        replaced += 1
     pieces.append(text[last:end])
-    return "".join(pieces), replaced
+    return "".join(pieces)
 
 
 def _at_boundary(before: str, index: int) -> bool:
@@ -303,6 +410,56 @@ def _at_boundary(before: str, index: int) -> bool:
     return index == 0
 
 
+def _by_names(parts: list[str], lookup: _Lookup, sample: bool) -> bool:
+    """``parts`` (a names pattern's split of a window) made the window's pieces, in
+    place: each marker's new text, no group. For a sample window, returns whether more
+    than a quarter of what it took were unknown names (``_SAMPLE``)."""
+    captured = parts[1::3]
+    found = len(captured)
+    # One C-level call looks them all up (``itemgetter`` of one key gives one item).
+    new_texts = itemgetter(*captured)(lookup) if found > 1 else (lookup[captured[0]],)
+    # An unknown name's new text is its capture itself (``_Lookup``).
+    unknown = sample and countOf(map(is_, new_texts, captured), True) * 4 > found
+    wrappers = parts[2::3]
+    if countOf(wrappers, None) != found:  # after three wrappers or more
+        new_texts = list(new_texts)
+        for index in compress(count(), wrappers):
+            if not _at_boundary(parts[3 * index], index):
+                new_texts[index] = captured[index]
+    parts[1::3] = new_texts
+    del parts[2::3]
+    return unknown
+
+
+def _trie_get(snippets: Mapping[str, str], compiled: _Compiled) -> _Get:
+    """How the trie path looks a capture up: in ``snippets``, or, when a key starts with
+    ``%`` (as an escape's capture does), in its valid names only."""
+    if compiled.clash:
+        return {name: value for name, value in snippets.items() if is_valid_name(name)}.get
+    return snippets.get
+
+
+def _by_trie(parts: list[str], compiled: _Compiled, get: _Get) -> None:
+    """``parts`` (the trie pattern's split of a window) made the window's pieces, in place."""
+    captured = parts[2::3]
+    # An escape's capture (``%a``) is no name: ``get`` gives it back, and it is what
+    # the escape ``%%a`` becomes. Past the trie's size an unknown name is None here.
+    new_texts: list[str | None] = (
+        list(map(get, captured, captured)) if compiled.exact else list(map(get, captured))
+    )
+    # After three wrappers or more (the check holds for any candidate; only these need it).
+    for index in compress(count(), parts[1::3]):  # pragma: no mutate
+        if not _at_boundary(parts[3 * index], index):
+            new_texts[index] = TRIGGER + captured[index]
+    if not compiled.exact:
+        for index in compress(count(), map(is_, new_texts, repeat(None))):
+            typed = captured[index]
+            # An escape's capture is what it becomes; an unknown name stays as typed.
+            new_texts[index] = typed if typed[0] == TRIGGER else TRIGGER + typed
+    parts[2::3] = cast("list[str]", new_texts)  # no None is left
+    del parts[1::3]
+
+
 def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
     """Expand every ``%name`` marker of ``text`` with ``snippets`` (name -> value).
 
@@ -311,66 +468,58 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
     """
     if not snippets or TRIGGER not in text:
         return Expansion(text=text, changed=False)
-    if isinstance(snippets, SnippetTable):
-        pattern, exact, clash = snippets.pattern
-    else:
-        pattern, exact, clash = _pattern(frozenset(snippets))
-    get = snippets.get
-    if clash:  # a key no marker can name, which an escape's capture could look up
-        get = {name: value for name, value in snippets.items() if is_valid_name(name)}.get
+    patterns, lookup = _table_of(snippets)
     size = len(text)
     step = max(_SMALLEST_WINDOW, size // _WINDOWS)  # pragma: no mutate (a cost choice)
     windows: list[str] = []
-    found = 0
+    matched = False
+    by_trie = False
+    trie_get: _Get | None = None
     start = 0
+    # Windows with a marker so far: one in ``_SAMPLE`` (the first included) is a sample.
+    windows_with_markers = 0
     while start < size:
         cut = _CUT.search(text, start + step)
         end = size if cut is None else cut.end()
         if end - start > _LONGEST_WINDOW * step:  # pragma: no mutate (either way: same text)
-            expanded, replaced = _plain_window(text, snippets, start, end)
-            windows.append(expanded)
-            found += replaced
+            windows.append(_plain_window(text, snippets, start, end))
+            matched = True
             start = end
             continue
         lead = 1 if start else 0  # the character before the window, for the lookbehinds
         # The whole text is no copy; a window without a candidate needs no work.
         window = text if end - start == size else text[start - lead : end]  # pragma: no mutate
-        parts = pattern.split(window)
-        if len(parts) == 1:  # pragma: no mutate
-            windows.append(parts[0][lead:])
-            start = end
-            continue
-        captured = parts[2::3]
-        # An escape's capture (``%a``) is no name: ``get`` gives it back, and it is what
-        # the escape ``%%a`` becomes. Past the trie's size an unknown name is None here.
-        new_texts = list(map(get, captured, captured)) if exact else list(map(get, captured))
-        kept = 0
-        # After three wrappers or more (the check holds for any candidate; only these need it).
-        for index in compress(count(), parts[1::3]):  # pragma: no mutate
-            if not _at_boundary(parts[3 * index], index):
-                new_texts[index] = TRIGGER + captured[index]
-                kept += 1
-        if not exact:
-            for index in compress(count(), map(is_, new_texts, repeat(None))):
-                typed = captured[index]
-                if typed[0] == TRIGGER:
-                    new_texts[index] = typed
-                else:  # an unknown name stays as typed
-                    new_texts[index] = TRIGGER + typed
-                    kept += 1
-        found += len(captured) - kept
-        parts[1::3] = [""] * len(captured)
-        parts[2::3] = new_texts
+        start = end
+        sample = not windows_with_markers % _SAMPLE  # pragma: no mutate (a cost choice)
+        if by_trie and not sample:
+            compiled = patterns.trie
+            parts = compiled.pattern.split(window)
+            if len(parts) == 1:  # pragma: no mutate
+                windows.append(parts[0][lead:])
+                continue
+            if trie_get is None:
+                trie_get = _trie_get(snippets, compiled)
+            _by_trie(parts, compiled, trie_get)
+        else:
+            parts = patterns.names_pattern.split(window)
+            if len(parts) == 1:  # pragma: no mutate
+                windows.append(parts[0][lead:])
+                continue
+            unknown = _by_names(parts, lookup, sample)
+            if sample:
+                by_trie = unknown
+        windows_with_markers += 1
+        matched = True
         if lead:
             parts[0] = parts[0][1:]
         windows.append("".join(parts))
-        start = end
-    if not found:
+    if not matched:
         return Expansion(text=text, changed=False)
     expanded = windows[0] if len(windows) == 1 else "".join(windows)  # pragma: no mutate (a copy)
     del windows
+    changed = expanded != text
     return Expansion(
-        text=expanded,
-        changed=expanded != text,
-        replacements=Replacements(text, snippets, found),
+        text=expanded if changed else text,
+        changed=changed,
+        replacements=Replacements(text, snippets, patterns.names),
     )
