@@ -240,8 +240,10 @@ def first_pairs(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     through)."""
     monkeypatch.setattr(expansion, "_MOST_TRIE_NAMES", 0)
     expansion._patterns.cache_clear()
+    expansion._last[0] = None
     yield
     expansion._patterns.cache_clear()
+    expansion._last[0] = None
 
 
 WINDOW_PIECES = [*PIECES, "((", "([`", "(((", "[{<`(", "，(", "x(", "%%%", "%a.", "%a-x"]
@@ -451,6 +453,22 @@ def test_unknown_names_let_through_stay_as_typed() -> None:
     assert expand("%use-mcpx %ab %abc", snippets).text == "%use-mcpx AB %abc"
 
 
+def test_a_plain_mapping_expanded_again_reuses_its_table() -> None:
+    snippets = {"a": "A", "b": "B"}
+    table = expansion._table_of(snippets)
+    assert expansion._table_of(snippets) is table
+    assert expansion._table_of(dict(snippets)) is table  # the very same keys and values
+    snippets["b"] = "NEW"  # a new value object: a new table
+    assert expansion._table_of(snippets) is not table
+    assert expand("%a %b", snippets).text == "A NEW"
+    assert expand("%b %a", {"b": "B", "a": "A"}).text == "B A"
+    assert expand("%b %a", {"a": "B", "b": "A"}).text == "A B"  # same objects, other keys
+    assert expand("%a %b", {"a": "A"}).text == "A %b"
+    assert expand("%a %b", {"a": "A", "b": "B", "c": "C"}).text == "A B"
+    shorter = {"a": "A"}
+    assert expansion._table_of(shorter) is expansion._table_of(shorter)
+
+
 def test_the_names_of_a_plain_mapping_count_not_its_order_alone() -> None:
     first = {"a": "A", "b": "B"}
     second = {"b": "A", "a": "B"}  # the same values, under the other names
@@ -463,6 +481,7 @@ def test_a_table_is_made_once_per_generation_of_values() -> None:
     table = SnippetTable({"a": "A"})
     assert expansion._table_of(table) is table.table
     assert expand("%a", table).text == "A"
+    assert expansion._last[0] is None or expansion._last[0].table is not table.table
 
 
 def test_replacements_are_counted_on_demand_by_the_replay() -> None:

@@ -280,11 +280,40 @@ class SnippetTable(dict[str, str]):
         return self._table
 
 
+class _Last(NamedTuple):
+    """The plain mapping expanded last, as it was: its keys and values, each the very
+    object it held, and what the pass made of them."""
+
+    keys: tuple[str, ...]
+    values: tuple[str, ...]
+    table: _Table
+
+
+#: A one-entry cache for plain mappings (a caller that passes the same ``dict`` for
+#: every text); its one item is replaced whole, so threads see one entry or the other.
+_last: list[_Last | None] = [None]
+
+
 def _table_of(snippets: Mapping[str, str]) -> _Table:
-    """The pass's patterns and lookup for ``snippets``."""
+    """The pass's patterns and lookup for ``snippets``.
+
+    A plain mapping that holds, in the same order, the very key and value objects of the
+    last one is that mapping unchanged (the cache holds those objects, so none of them can
+    have been freed and its address reused): its table is used again.
+    """
     if isinstance(snippets, SnippetTable):
         return snippets.table
-    return _Table(_patterns(frozenset(snippets)), _lookup(snippets))
+    last = _last[0]
+    if (
+        last is not None
+        and len(last.keys) == len(snippets)
+        and all(map(is_, last.keys, snippets))
+        and all(map(is_, last.values, snippets.values()))
+    ):
+        return last.table
+    table = _Table(_patterns(frozenset(snippets)), _lookup(snippets))
+    _last[0] = _Last(tuple(snippets), tuple(snippets.values()), table)
+    return table
 
 
 @dataclass(frozen=True, slots=True)
