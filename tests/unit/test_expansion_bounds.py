@@ -220,11 +220,9 @@ def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def trie_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Windows of a few characters, and every one after the first takes the trie pattern
-    (as after a sample window full of unknown names)."""
-    monkeypatch.setattr(expansion, "_SMALLEST_WINDOW", 3)
-    monkeypatch.setattr(expansion, "_WINDOWS", 1_000_000)
+def trie_after_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every window after the first with a marker takes the trie pattern (as after a
+    sample window full of unknown names)."""
     monkeypatch.setattr(expansion, "_SAMPLE", 1_000_000)
     by_names = expansion._by_names
 
@@ -232,6 +230,12 @@ def trie_path(monkeypatch: pytest.MonkeyPatch) -> None:
         return by_names(parts, lookup, sample) or sample
 
     monkeypatch.setattr(expansion, "_by_names", voting_for_the_trie)
+
+
+@pytest.fixture
+def trie_path(small_windows: None, trie_after_the_first: None) -> None:
+    """Windows of a few characters, and every one after the first with a marker takes the
+    trie pattern."""
 
 
 @pytest.fixture
@@ -322,23 +326,67 @@ def test_a_long_run_where_no_cut_may_fall_takes_the_plain_scan() -> None:
     assert assert_same("((%a" * 300, SNIPPETS).changed  # nothing but the plain scan
 
 
+#: Text that makes a first window with a marker (an escape, whatever the names: a sample)
+#: of its own, before the text a test is about; and what it becomes.
+FIRST_WINDOW = "%%zz " + "w " * expansion._SMALLEST_WINDOW + "\n"
+FIRST_EXPANDED = FIRST_WINDOW[1:]
+
+
+@pytest.mark.parametrize("path", ["names", "trie"])
 @pytest.mark.parametrize("length", [99, 100, 101, 400])
-def test_long_names_expand(length: int) -> None:
+def test_long_names_expand(length: int, path: str, request: pytest.FixtureRequest) -> None:
     """A name too long for the trie (the ``re`` compiler recurses per nesting level)
     puts its table on the first pairs; names that nest deeply are no trouble either."""
+    first = expanded = ""
+    if path == "trie":
+        request.getfixturevalue("trie_after_the_first")
+        first, expanded = FIRST_WINDOW, FIRST_EXPANDED
     long = "a" * length
     snippets = {"a" * k: str(k) for k in range(1, 40)} | {long: "LONG", "b": "B"}
     text = f"%{long} %{long}b %{'a' * 30} (%b) %%{long}"
-    expanded = assert_same(text, snippets)
-    assert expanded.text == f"LONG %{long}b 30 (B) %{long}"
+    result = assert_same(first + text, snippets)
+    assert result.text == expanded + f"LONG %{long}b 30 (B) %{long}"
 
 
-def test_a_plain_mapping_with_keys_that_are_no_names() -> None:
+def test_the_trie_holds_up_to_so_many_names_of_up_to_so_many_characters() -> None:
+    most = expansion._MOST_TRIE_NAMES
+    longest = expansion._LONGEST_TRIE_NAME
+    assert expansion._trie_pattern(frozenset(f"n{i}" for i in range(most))).exact is True
+    assert expansion._trie_pattern(frozenset(f"n{i}" for i in range(most + 1))).exact is False
+    assert expansion._trie_pattern(frozenset({"a" * longest, "b"})).exact is True
+    assert expansion._trie_pattern(frozenset({"a" * (longest + 1), "b"})).exact is False
+    assert expansion._trie_pattern(frozenset({"A", "%a"})).exact is True
+    assert expansion._trie_pattern(frozenset({"a", "%a"})).clash is True
+    assert expansion._trie_pattern(frozenset({"a", "a%"})).clash is False
+
+
+@pytest.mark.parametrize("path", ["names", "trie"])
+def test_a_plain_mapping_with_keys_that_are_no_names(
+    path: str, request: pytest.FixtureRequest
+) -> None:
     """Only valid names can be markers: a key like ``%a`` is never looked up, so an escape
     (whose capture is ``%a``) stays an escape."""
+    first = expanded = ""
+    if path == "trie":
+        request.getfixturevalue("trie_after_the_first")
+        first, expanded = FIRST_WINDOW, FIRST_EXPANDED
     snippets = {"%a": "NO", "A": "NO", "": "NO", "a": "yes", "%%a": "NO"}
-    result = assert_same("%%a %A %a % %%%a", snippets)
-    assert result.text == "%a %A yes % %%%a"
+    result = assert_same(first + "%%a %A %a % %%%a (%%a) %None", snippets)
+    assert result.text == expanded + "%a %A yes % %%%a (%a) %None"
+    nothing = {"A": "NO", "None": "NO"}  # no valid name (None is no name either)
+    result = assert_same(first + "%%a %A %a % %%%a (%%a) %None", nothing)
+    assert result.text == expanded + "%a %A %a % %%%a (%a) %None"
+
+
+@pytest.mark.usefixtures("trie_after_the_first")
+def test_runs_of_wrappers_anywhere_in_a_window_of_the_trie() -> None:
+    """Several markers in one window of the trie pattern, runs of three wrappers or more
+    before some, at a boundary or not."""
+    rng = random.Random(81)
+    pieces = ["(((%a ", "x(((%a ", "%a ", "(%%a ", "(((%%a ", "x(((%%b ", "[{<`(%b ", "((%zz "]
+    for _ in range(sized(100)):
+        text = FIRST_WINDOW + "".join(rng.choices(pieces, k=rng.randint(20, 200)))
+        assert_same(text, SNIPPETS)
 
 
 def test_a_generation_makes_its_patterns_and_lookup_once() -> None:
@@ -530,6 +578,28 @@ def test_windows_full_of_unknown_names_take_the_trie() -> None:
 
 
 @pytest.mark.usefixtures("small_windows")
+@pytest.mark.parametrize(
+    ("captures", "votes"),
+    [
+        pytest.param("%a %a %a %zz", False, id="a-quarter"),
+        pytest.param("%a %a %a %a %zz", False, id="a-fifth"),
+        pytest.param("%a %a %zz %zz", True, id="a-half"),
+        pytest.param("%a %a %a %zz %zz", True, id="two-fifths"),
+        pytest.param("%zz", True, id="one-unknown"),
+        pytest.param("%a", False, id="one-known"),
+        pytest.param("%%zz %%zz %%zz %a", False, id="escapes-are-no-unknown-names"),
+    ],
+)
+def test_a_sample_votes_for_the_trie_past_a_quarter_of_unknown_names(
+    captures: str, votes: bool
+) -> None:
+    snippets = {"a": "A", "zzz": "Z"}
+    patterns, lookup = expansion._table_of(snippets)
+    parts = patterns.names_pattern.split(captures)
+    assert expansion._by_names(list(parts), lookup, True) is votes
+    assert expansion._by_names(list(parts), lookup, False) is False  # no sample, no vote
+
+
 def test_a_sample_window_decides_for_the_windows_up_to_the_next(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

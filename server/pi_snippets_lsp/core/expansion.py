@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress, count, repeat
 from operator import countOf, is_, itemgetter
-from typing import Final, NamedTuple, cast, overload
+from typing import Any, Final, NamedTuple, overload
 
 from pi_snippets_lsp.core.grammar import (
     COMMON_SEPARATORS,
@@ -188,7 +188,7 @@ def _trie_pattern(names: frozenset[str]) -> _Compiled:
     escape becomes just that: its first ``%`` goes, the rest stays as typed), or a name.
     """
     valid = sorted(name for name in names if is_valid_name(name))
-    longest = max(map(len, valid), default=0)
+    longest = max(map(len, valid), default=0)  # pragma: no mutate (no name: any length fits)
     exact = len(valid) <= _MOST_TRIE_NAMES and longest <= _LONGEST_TRIE_NAME
     if not valid:
         known = "(?!)"
@@ -208,7 +208,8 @@ def _names_pattern(names: frozenset[str]) -> re.Pattern[str]:
     whole name whose first characters a known name could start with (``_starts``).
     """
     valid = [name for name in names if is_valid_name(name)]
-    name = _starts(valid) + _NAME_REST if valid else "(?!)"
+    # No name: nothing to take but escapes (what it took more would be given back as typed).
+    name = _starts(valid) + _NAME_REST if valid else "(?!)"  # pragma: no mutate
     return re.compile(rf"(%{_BOUNDARY}(?:{_ESCAPE}|{name}))")
 
 
@@ -472,20 +473,25 @@ def _by_trie(parts: list[str], compiled: _Compiled, get: _Get) -> None:
     """``parts`` (the trie pattern's split of a window) made the window's pieces, in place."""
     captured = parts[2::3]
     # An escape's capture (``%a``) is no name: ``get`` gives it back, and it is what
-    # the escape ``%%a`` becomes. Past the trie's size an unknown name is None here.
-    new_texts: list[str | None] = (
+    # the escape ``%%a`` becomes. Past the trie's size an unknown name is None here, until
+    # it is given its text below.
+    new_texts: list[Any] = (
         list(map(get, captured, captured)) if compiled.exact else list(map(get, captured))
     )
     # After three wrappers or more (the check holds for any candidate; only these need it).
+    # This path never takes the text's first window (a sample), so a run of wrappers that
+    # reaches back to the window's start has the window's first character (no wrapper)
+    # before it, and ``index`` never decides.
     for index in compress(count(), parts[1::3]):  # pragma: no mutate
-        if not _at_boundary(parts[3 * index], index):
+        before = parts[3 * index]
+        if not _at_boundary(before, index):  # pragma: no mutate (see above)
             new_texts[index] = TRIGGER + captured[index]
     if not compiled.exact:
         for index in compress(count(), map(is_, new_texts, repeat(None))):
             typed = captured[index]
             # An escape's capture is what it becomes; an unknown name stays as typed.
             new_texts[index] = typed if typed[0] == TRIGGER else TRIGGER + typed
-    parts[2::3] = cast("list[str]", new_texts)  # no None is left
+    parts[2::3] = new_texts
     del parts[1::3]
 
 
@@ -501,8 +507,9 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
     size = len(text)
     step = max(_SMALLEST_WINDOW, size // _WINDOWS)  # pragma: no mutate (a cost choice)
     windows: list[str] = []
-    matched = False
-    by_trie = False
+    # Nothing taken in any window: the text itself, and no replacements to replay.
+    matched = False  # pragma: no mutate (an early return of the same result)
+    by_trie = False  # pragma: no mutate (the first sample decides before it counts)
     trie_get: _Get | None = None
     start = 0
     # Windows with a marker so far: one in ``_SAMPLE`` (the first included) is a sample.
@@ -537,7 +544,7 @@ def expand(text: str, snippets: Mapping[str, str]) -> Expansion:
             unknown = _by_names(parts, lookup, sample)
             if sample:
                 by_trie = unknown
-        windows_with_markers += 1
+        windows_with_markers += 1  # pragma: no mutate (a cost choice: which are samples)
         matched = True
         if lead:
             parts[0] = parts[0][1:]
