@@ -32,9 +32,9 @@ and by bulk operations over lists, not by Python statements per ``%``.
   ``is_boundary_before`` (``marker_spans``).
 
 ``marker_pieces`` (semantic tokens) cuts the text at the markers the plain scan finds, in
-the same windows (at most ``_MOST_PIECES_STEP`` characters apart: each split holds the
-GIL), by the table's third pattern, the *marker* pattern: its known names, each marker
-whole.
+windows cut by the same rule (but at most ``_MOST_PIECES_STEP`` characters apart: each
+split holds the GIL), by the table's third pattern, the *marker* pattern: its known
+names, each marker whole.
 
 What changed (``Expansion.replacements``) is not stored per marker but produced again on
 demand by that plain scan, which also counts it.
