@@ -103,6 +103,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_expansion_bounds.py",
         "test_expansion_reference.py",
     ),
+    "core.expansion_patterns": (
+        "test_expansion.py",
+        "test_expansion_bounds.py",
+        "test_expansion_reference.py",
+    ),
     "core.hover": ("test_hover.py", "test_long_lines.py"),
     "core.markers": ("test_markers.py",),
     "core.ranking": ("test_ranking.py", "test_ranking_index.py"),

@@ -21,7 +21,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_snippets_lsp.core import expansion
+from pi_snippets_lsp.core import expansion, expansion_patterns
 from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.core.expansion import (
     Expansion,
@@ -195,7 +195,7 @@ def test_expanding_many_markers_uses_a_few_times_the_text_size(marker: str, coun
     """
     text = marker * count
     snippets = SnippetTable({"a": "AB"})  # the output is as large as the input
-    assert snippets.pattern  # made once per table, not per text
+    assert snippets.table  # made once per table, not per text
     size = sys.getsizeof(text)
     result: list[Expansion] = []
     peak = _peak(lambda: result.append(expand(text, snippets)))
@@ -224,14 +224,34 @@ def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
+def trie_after_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every window after the first with a marker takes the trie pattern (as after a
+    sample window full of unknown names)."""
+    monkeypatch.setattr(expansion, "_SAMPLE", 1_000_000)
+    by_names = expansion._by_names
+
+    def voting_for_the_trie(
+        parts: list[str], lookup: expansion_patterns.Lookup, sample: bool
+    ) -> bool:
+        return by_names(parts, lookup, sample) or sample
+
+    monkeypatch.setattr(expansion, "_by_names", voting_for_the_trie)
+
+
+@pytest.fixture
+def trie_path(small_windows: None, trie_after_the_first: None) -> None:
+    """Windows of a few characters, and every one after the first with a marker takes the
+    trie pattern."""
+
+
+@pytest.fixture
 def first_pairs(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every table takes the pattern of a large one (first pairs, unknown names let through)."""
-    monkeypatch.setattr(expansion, "_MOST_TRIE_NAMES", 0)
-    expansion._pattern.cache_clear()
-    expansion._marker_pattern.cache_clear()
+    """Every table takes the trie pattern of a large one (first pairs, unknown names let
+    through)."""
+    monkeypatch.setattr(expansion_patterns, "_MOST_TRIE_NAMES", 0)
+    expansion_patterns.patterns_of.cache_clear()
     yield
-    expansion._pattern.cache_clear()
-    expansion._marker_pattern.cache_clear()
+    expansion_patterns.patterns_of.cache_clear()
 
 
 WINDOW_PIECES = [*PIECES, "((", "([`", "(((", "[{<`(", "，(", "x(", "%%%", "%a.", "%a-x"]
@@ -247,7 +267,25 @@ def test_the_fast_pass_equals_the_previous_one_window_by_window() -> None:
         assert_same(text, SNIPPETS)
 
 
-@pytest.mark.usefixtures("first_pairs")
+@pytest.mark.usefixtures("trie_path")
+def test_the_trie_pattern_equals_the_previous_pass_window_by_window() -> None:
+    rng = random.Random(79)
+    for _ in range(sized(300)):
+        text = "".join(rng.choices(WINDOW_PIECES, k=rng.randint(1, 60)))
+        assert_same(text, SNIPPETS)
+    assert_same("%a %%b %zz (%a) (((%a x(((%a %a%a", SNIPPETS)
+
+
+@pytest.mark.usefixtures("trie_path")
+@settings(max_examples=examples(300))
+@given(snippets=SNIPPET_TABLES, data=st.data())
+def test_the_trie_pattern_equals_the_previous_pass(
+    snippets: dict[str, str], data: st.DataObject
+) -> None:
+    assert_same(data.draw(prompts(sorted(snippets))), snippets)
+
+
+@pytest.mark.usefixtures("first_pairs", "trie_path")
 def test_the_pattern_of_a_large_table_lets_unknown_names_through_unchanged() -> None:
     rng = random.Random(78)
     for _ in range(sized(2_000)):
@@ -257,7 +295,7 @@ def test_the_pattern_of_a_large_table_lets_unknown_names_through_unchanged() -> 
     assert_same("%use %use-mcpx %use-mc %u %a %ab (%a) x%a %%u %%use-mcp", SNIPPETS)
 
 
-@pytest.mark.usefixtures("first_pairs", "small_windows")
+@pytest.mark.usefixtures("first_pairs", "trie_path")
 @settings(max_examples=examples(300))
 @given(snippets=SNIPPET_TABLES, data=st.data())
 def test_the_pattern_of_a_large_table_equals_the_previous_pass(
@@ -266,13 +304,22 @@ def test_the_pattern_of_a_large_table_equals_the_previous_pass(
     assert_same(data.draw(prompts(sorted(snippets))), snippets)
 
 
+@pytest.mark.parametrize("path", ["names", "trie"])
 @pytest.mark.parametrize("run", range(7))
 @pytest.mark.parametrize("before", ["", " ", "x", "，", "é", "%", ")", "\n"])
-def test_runs_of_wrappers_of_every_length(before: str, run: int) -> None:
-    """The pattern checks runs of up to two wrappers itself; a longer run is walked back."""
+def test_runs_of_wrappers_of_every_length(
+    before: str, run: int, path: str, request: pytest.FixtureRequest
+) -> None:
+    """The patterns check runs of up to two wrappers themselves; a longer run is walked
+    back."""
+    # The trie pattern takes no first window (a sample): the text starts further on.
+    lead = ""
+    if path == "trie":
+        request.getfixturevalue("trie_path")
+        lead = "%aa %aa "
     for wrappers in ("(" * run, "[`{<("[:run], "`" * run):
-        for marker in ("%a", "%%a", "%zz"):
-            assert_same(f"{before}{wrappers}{marker} {before}{wrappers}{marker}", SNIPPETS)
+        for marker in ("%a", "%%a", "%zz", "%aa"):
+            assert_same(f"{lead}{before}{wrappers}{marker} {before}{wrappers}{marker}", SNIPPETS)
 
 
 @pytest.mark.usefixtures("small_windows")
@@ -280,33 +327,74 @@ def test_a_long_run_where_no_cut_may_fall_takes_the_plain_scan() -> None:
     text = "((%a" * 300 + " %a " + "%a%%a-" * 200
     assert_same(text, SNIPPETS)
     assert_same("x" + text, SNIPPETS)
+    assert assert_same("((%a" * 300, SNIPPETS).changed  # nothing but the plain scan
 
 
+#: Text that makes a first window with a marker (an escape, whatever the names: a sample)
+#: of its own, before the text a test is about; and what it becomes.
+FIRST_WINDOW = "%%zz " + "w " * expansion._SMALLEST_WINDOW + "\n"
+FIRST_EXPANDED = FIRST_WINDOW[1:]
+
+
+@pytest.mark.parametrize("path", ["names", "trie"])
 @pytest.mark.parametrize("length", [99, 100, 101, 400])
-def test_long_names_expand(length: int) -> None:
+def test_long_names_expand(length: int, path: str, request: pytest.FixtureRequest) -> None:
     """A name too long for the trie (the ``re`` compiler recurses per nesting level)
     puts its table on the first pairs; names that nest deeply are no trouble either."""
+    first = expanded = ""
+    if path == "trie":
+        request.getfixturevalue("trie_after_the_first")
+        first, expanded = FIRST_WINDOW, FIRST_EXPANDED
     long = "a" * length
     snippets = {"a" * k: str(k) for k in range(1, 40)} | {long: "LONG", "b": "B"}
     text = f"%{long} %{long}b %{'a' * 30} (%b) %%{long}"
-    expanded = assert_same(text, snippets)
-    assert expanded.text == f"LONG %{long}b 30 (B) %{long}"
+    result = assert_same(first + text, snippets)
+    assert result.text == expanded + f"LONG %{long}b 30 (B) %{long}"
 
 
-def test_a_plain_mapping_with_keys_that_are_no_names() -> None:
+def test_a_key_like_an_escapes_capture_clashes() -> None:
+    assert expansion_patterns._trie_pattern(frozenset({"a", "%a"})).clash is True
+    assert expansion_patterns._trie_pattern(frozenset({"a", "a%"})).clash is False
+
+
+@pytest.mark.parametrize("path", ["names", "trie"])
+def test_a_plain_mapping_with_keys_that_are_no_names(
+    path: str, request: pytest.FixtureRequest
+) -> None:
     """Only valid names can be markers: a key like ``%a`` is never looked up, so an escape
     (whose capture is ``%a``) stays an escape."""
+    first = expanded = ""
+    if path == "trie":
+        request.getfixturevalue("trie_after_the_first")
+        first, expanded = FIRST_WINDOW, FIRST_EXPANDED
     snippets = {"%a": "NO", "A": "NO", "": "NO", "a": "yes", "%%a": "NO"}
-    result = assert_same("%%a %A %a % %%%a", snippets)
-    assert result.text == "%a %A yes % %%%a"
+    result = assert_same(first + "%%a %A %a % %%%a (%%a) %None", snippets)
+    assert result.text == expanded + "%a %A yes % %%%a (%a) %None"
+    nothing = {"A": "NO", "None": "NO"}  # no valid name (None is no name either)
+    result = assert_same(first + "%%a %A %a % %%%a (%%a) %None", nothing)
+    assert result.text == expanded + "%a %A %a % %%%a (%a) %None"
 
 
-def test_a_generation_makes_its_pattern_once() -> None:
+@pytest.mark.usefixtures("trie_after_the_first")
+def test_runs_of_wrappers_anywhere_in_a_window_of_the_trie() -> None:
+    """Several markers in one window of the trie pattern, runs of three wrappers or more
+    before some, at a boundary or not."""
+    rng = random.Random(81)
+    pieces = ["(((%a ", "x(((%a ", "%a ", "(%%a ", "(((%%a ", "x(((%%b ", "[{<`(%b ", "((%zz "]
+    for _ in range(sized(100)):
+        text = FIRST_WINDOW + "".join(rng.choices(pieces, k=rng.randint(20, 200)))
+        assert_same(text, SNIPPETS)
+
+
+def test_a_generation_makes_its_patterns_and_lookup_once() -> None:
     table = SnippetTable({"a": "A", "Bad": "x"})
-    assert table.pattern is table.pattern
+    assert table.table is table.table
     assert table == {"a": "A", "Bad": "x"}
     assert expand("%a %Bad", table).text == "A %Bad"
-    assert SnippetTable().pattern[0].search("%a") is None  # nothing to find
+    empty = SnippetTable().table.patterns
+    assert empty.names_pattern.search("%a") is None  # no name to find
+    assert empty.names_pattern.search("%%a")  # escapes all the same
+    assert empty.trie.pattern.search("%a") is None
     config = Config(snippets=(Snippet("a", "A", "test"),))
     assert isinstance(config.values, SnippetTable)
     assert dict(config.values) == {"a": "A"}
@@ -318,7 +406,7 @@ NAME_SETS = st.sets(NAMES, min_size=1, max_size=12)
 @settings(max_examples=examples(200))
 @given(names=NAME_SETS, other=NAMES)
 def test_the_trie_matches_exactly_its_names(names: set[str], other: str) -> None:
-    trie = re.compile(expansion._trie(sorted(names)))
+    trie = re.compile(expansion_patterns._trie(sorted(names)))
     for name in names:
         assert trie.fullmatch(name)
     assert (trie.fullmatch(other) is not None) == (other in names)
@@ -331,7 +419,7 @@ def test_the_trie_matches_exactly_its_names(names: set[str], other: str) -> None
 @settings(max_examples=examples(200))
 @given(names=NAME_SETS, other=NAMES)
 def test_the_first_pairs_are_the_starts_of_the_names(names: set[str], other: str) -> None:
-    pairs = re.compile(expansion._first_pairs(sorted(names)))
+    pairs = re.compile(expansion_patterns._first_pairs(sorted(names)))
     starts = {name[:2] for name in names if len(name) > 1}
     singles = {name for name in names if len(name) == 1}
     assert (pairs.match(other) is not None) == (other[:2] in starts or other[:1] in singles)
@@ -349,7 +437,7 @@ def test_the_first_pairs_are_the_starts_of_the_names(names: set[str], other: str
     ],
 )
 def test_first_pairs(names: list[str], text: str, starts: bool) -> None:
-    assert (re.match(expansion._first_pairs(names), text) is not None) == starts
+    assert (re.match(expansion_patterns._first_pairs(names), text) is not None) == starts
 
 
 # --------------------------------------------------------------------------- marker pieces
@@ -462,7 +550,7 @@ def test_cut_at_spans() -> None:
 
 def test_a_generation_makes_its_marker_pattern_once() -> None:
     table = SnippetTable({"a": "A"})
-    assert table.marker_pattern is table.marker_pattern
+    assert table.table.patterns.marker is table.table.patterns.marker
     assert list(marker_pieces("%a", table)) == [(["", ""], ["%a"])]
 
 
@@ -481,8 +569,8 @@ def test_an_ordinary_text_is_split_without_the_plain_scan(
     text = "x %a (%use-mcp) [`%%b` %1\n" * 5_000
     expected = list(marker_pieces(text, SNIPPETS))
     if large:
-        monkeypatch.setattr(expansion, "_MOST_TRIE_NAMES", 0)
-        expansion._marker_pattern.cache_clear()
+        monkeypatch.setattr(expansion_patterns, "_MOST_TRIE_NAMES", 0)
+        expansion_patterns.patterns_of.cache_clear()
 
     def scan(*args: object) -> Iterator[tuple[int, int, str]]:
         raise AssertionError("the plain scan")
@@ -491,7 +579,7 @@ def test_an_ordinary_text_is_split_without_the_plain_scan(
     try:
         assert list(marker_pieces(text, SNIPPETS)) == expected
     finally:
-        expansion._marker_pattern.cache_clear()
+        expansion_patterns.patterns_of.cache_clear()
 
 
 @pytest.mark.parametrize(
@@ -508,4 +596,165 @@ def test_an_ordinary_text_is_split_without_the_plain_scan(
 def test_a_table_takes_the_trie_up_to_2000_names_of_100_characters(
     names: list[str], exact: bool
 ) -> None:
-    assert expansion._known(frozenset(names))[1] is exact
+    assert expansion_patterns._known(frozenset(names))[1] is exact
+    assert expansion_patterns._trie_pattern(frozenset(names)).exact is exact
+    assert expansion_patterns._marker_pattern(frozenset(names))[1] is exact
+
+
+# --------------------------------------------------------------------------- the names pattern
+
+
+@settings(max_examples=examples(200))
+@given(names=NAME_SETS, other=NAMES)
+def test_the_starts_let_every_name_through_and_turn_down_starts_no_name_has(
+    names: set[str], other: str
+) -> None:
+    starts = re.compile(expansion_patterns._starts(sorted(names)))
+    for name in names:
+        assert starts.match(name)
+    firsts = {name[0] for name in names}
+    seconds = {name[1] for name in names if len(name) > 1}
+    one_character = any(len(name) == 1 for name in names)
+    possible = other[0] in firsts and (one_character or other[1:2] in seconds)
+    assert (starts.match(other) is not None) == possible
+
+
+@pytest.mark.parametrize(
+    ("names", "text", "starts"),
+    [
+        pytest.param(["abc"], "abx", True, id="same-first-two"),
+        pytest.param(["abc"], "acx", False, id="third-character-is-no-second"),
+        pytest.param(["abc", "cd"], "ad", True, id="a-superset-of-the-pairs"),
+        pytest.param(["abc"], "a", False, id="one-character-too-short"),
+        pytest.param(["abc", "a"], "ax", True, id="a-one-character-name-takes-any"),
+        pytest.param(["a.b"], "a.x", True, id="punctuation-second"),
+        pytest.param(["a.b"], "a-x", False, id="other-punctuation"),
+        pytest.param(["a-b"], "a-x", True, id="hyphen-in-the-class"),
+        pytest.param(["ab"], "-b", False, id="hyphen-not-first"),
+    ],
+)
+def test_starts(names: list[str], text: str, starts: bool) -> None:
+    assert (re.match(expansion_patterns._starts(names), text) is not None) == starts
+
+
+def test_the_lookup_gives_values_escapes_and_anything_else_back() -> None:
+    lookup = expansion_patterns.lookup_of({"a": "A", "x.y": "D", "%b": "NO", "B": "NO", "": "NO"})
+    assert lookup["%a"] == "A"
+    assert lookup["%x.y"] == "D"
+    assert lookup["%%a"] == "%a"
+    assert lookup["%%b"] == "%b"  # the escape, not the key "%b"
+    assert lookup["%%9"] == "%9"
+    unknown = "".join(["%z", "z"])  # a capture of its own, as a split makes it
+    assert lookup[unknown] is unknown
+    assert "%zz" not in lookup  # nothing is added by looking up
+    assert expansion_patterns.lookup_of({}) == expansion_patterns._ESCAPES
+
+
+def test_unknown_names_let_through_stay_as_typed() -> None:
+    """The names pattern takes names that start like known ones; the lookup gives the
+    unknown ones back as typed."""
+    snippets = {"use-mcp": "V", "ab": "AB"}
+    for text in ("%use %use-mcpx %use-mc (%abc) %ab. %%abx %ax %%ax %use-mcp", "%abab %ab"):
+        assert_same(text, snippets)
+    assert expand("%use-mcpx %ab %abc", snippets).text == "%use-mcpx AB %abc"
+
+
+def test_the_names_of_a_plain_mapping_count_not_its_order_alone() -> None:
+    first = {"a": "A", "b": "B"}
+    second = {"b": "A", "a": "B"}  # the same values, under the other names
+    assert expand("%a", first).text == "A"
+    assert expand("%a", second).text == "B"
+    assert expand("%a", first).text == "A"
+
+
+def test_a_table_is_made_once_per_generation_of_values() -> None:
+    table = SnippetTable({"a": "A"})
+    assert expansion._table_of(table) is table.table
+    assert expand("%a", table).text == "A"
+
+
+def test_replacements_are_counted_on_demand_by_the_replay() -> None:
+    snippets = dict(SNIPPETS)
+    result = expand("%a %zz %%q (((%a x(((%a %b", snippets)
+    assert len(result.replacements) == 4
+    assert len(result.replacements) == len(list(result.replacements))
+    snippets["a"] = "NEW"  # the same names: the replay reads the values as they are
+    assert [r.new_text for r in result.replacements] == ["NEW", "%q", "NEW", "b b"]
+
+
+def test_nothing_to_replace_keeps_the_text_itself() -> None:
+    text = "".join(["%zz 50% x%a ", "%%"])
+    for snippets in (SNIPPETS, {"zzz": "Z"}, SnippetTable(SNIPPETS)):
+        result = expand(text, snippets)
+        assert result.text is text
+        assert result.changed is False
+        assert result.replacements == ()
+        assert len(result.replacements) == 0
+    same = expand("%a", {"a": "%a"})  # replaced, by the same text
+    assert same.text == "%a"
+    assert same.changed is False
+    assert same.replacements == (Replacement(0, 2, "%a"),)
+
+
+# --------------------------------------------------------------------------- which pattern
+
+
+def _uses_the_trie(text: str, snippets: dict[str, str]) -> bool:
+    expansion_patterns.patterns_of.cache_clear()  # the patterns of these names, new
+    table = SnippetTable(snippets)
+    assert_same(text, table)
+    return table.table.patterns._trie is not None
+
+
+def test_windows_full_of_unknown_names_take_the_trie() -> None:
+    """The first window (of at least ``_SMALLEST_WINDOW`` characters) is a sample: more
+    than a quarter of unknown names in it, and the next windows take the trie."""
+    snippets = {"ab": "AB", "cd": "CD"}
+    assert _uses_the_trie("%abx %cdx %abz %ab " * 40, snippets)  # 3 in 4 unknown
+    assert _uses_the_trie("%abx %ab %cdx %ab " * 40, snippets)  # 2 in 4
+    assert not _uses_the_trie("%ab %cd %ab %abx %cd %ab %cd %ab " * 20, snippets)  # 1 in 8
+    assert not _uses_the_trie("%ab %cd 50% x%ab %zz " * 40, snippets)  # none taken unknown
+    assert not _uses_the_trie("%abx %cdx %abz %ab", snippets)  # one window
+    assert not _uses_the_trie("no marker here " * 40, snippets)
+
+
+@pytest.mark.usefixtures("small_windows")
+@pytest.mark.parametrize(
+    ("captures", "votes"),
+    [
+        pytest.param("%a %a %a %zz", False, id="a-quarter"),
+        pytest.param("%a %a %a %a %zz", False, id="a-fifth"),
+        pytest.param("%a %a %zz %zz", True, id="a-half"),
+        pytest.param("%a %a %a %zz %zz", True, id="two-fifths"),
+        pytest.param("%zz", True, id="one-unknown"),
+        pytest.param("%a", False, id="one-known"),
+        pytest.param("%%zz %%zz %%zz %a", False, id="escapes-are-no-unknown-names"),
+    ],
+)
+def test_a_sample_votes_for_the_trie_past_a_quarter_of_unknown_names(
+    captures: str, votes: bool
+) -> None:
+    snippets = {"a": "A", "zzz": "Z"}
+    patterns, lookup = expansion._table_of(snippets)
+    parts = patterns.names_pattern.split(captures)
+    assert expansion._by_names(list(parts), lookup, True) is votes
+    assert expansion._by_names(list(parts), lookup, False) is False  # no sample, no vote
+
+
+def test_a_sample_window_decides_for_the_windows_up_to_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Runs of unknown names, then of known ones: the pattern changes on the way, and the
+    text is the same."""
+    monkeypatch.setattr(expansion, "_SAMPLE", 3)
+    snippets = {"ab": "AB", "cd": "CD"}
+    rng = random.Random(80)
+    pieces = ["%abx ", "%cdx ", "%ab ", "%cd ", "(((%ab ", "x(((%ab ", "%%ab ", "x ", "%zz "]
+    unknown = [9, 9, 1, 1, 1, 1, 1, 1, 1]
+    known = [1, 1, 9, 9, 1, 1, 1, 1, 1]
+    for _ in range(sized(300)):
+        runs = [
+            rng.choices(pieces, rng.choice([unknown, known]), k=rng.randint(1, 40))
+            for _ in range(4)
+        ]
+        assert_same("".join(piece for run in runs for piece in run), snippets)

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_snippets_lsp.core import expansion
+from pi_snippets_lsp.core import expansion, expansion_patterns
 from pi_snippets_lsp.core.documents import Document, Encoding, units_length
 from pi_snippets_lsp.core.expansion import SnippetTable
 from pi_snippets_lsp.core.markers import markers
@@ -87,12 +87,12 @@ def windows_of(characters: int | None) -> Iterator[None]:
 def large_table_patterns() -> Iterator[None]:
     """Every table takes a large one's pattern: first pairs, unknown names let through."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(expansion, "_MOST_TRIE_NAMES", 0)
-        expansion._marker_pattern.cache_clear()
+        patch.setattr(expansion_patterns, "_MOST_TRIE_NAMES", 0)
+        expansion_patterns.patterns_of.cache_clear()
         try:
             yield
         finally:
-            expansion._marker_pattern.cache_clear()
+            expansion_patterns.patterns_of.cache_clear()
 
 
 def assert_same(text: str, snippets: Mapping[str, str], encoding: Encoding) -> list[int]:
