@@ -9,11 +9,13 @@ text uses a few times its size in memory (the previous pass kept ~50 bytes per m
 
 from __future__ import annotations
 
+import gc
 import itertools
 import random
 import re
 import sys
 import tracemalloc
+import weakref
 from collections.abc import Iterator, Mapping
 
 import pytest
@@ -637,8 +639,12 @@ def test_starts(names: list[str], text: str, starts: bool) -> None:
     assert (re.match(expansion_patterns._starts(names), text) is not None) == starts
 
 
+def lookup_of(snippets: dict[str, str]) -> expansion_patterns.Lookup:
+    return expansion_patterns.lookup_of(frozenset(snippets), snippets)
+
+
 def test_the_lookup_gives_values_escapes_and_anything_else_back() -> None:
-    lookup = expansion_patterns.lookup_of({"a": "A", "x.y": "D", "%b": "NO", "B": "NO", "": "NO"})
+    lookup = lookup_of({"a": "A", "x.y": "D", "%b": "NO", "B": "NO", "": "NO"})
     assert lookup["%a"] == "A"
     assert lookup["%x.y"] == "D"
     assert lookup["%%a"] == "%a"
@@ -647,7 +653,28 @@ def test_the_lookup_gives_values_escapes_and_anything_else_back() -> None:
     unknown = "".join(["%z", "z"])  # a capture of its own, as a split makes it
     assert lookup[unknown] is unknown
     assert "%zz" not in lookup  # nothing is added by looking up
-    assert expansion_patterns.lookup_of({}) == expansion_patterns._ESCAPES
+    assert lookup_of({}) == expansion_patterns._ESCAPES
+
+
+def test_tables_of_the_same_snippets_share_one_lookup_while_one_lives() -> None:
+    """A daemon's sessions each make a table of the same settings: one lookup serves them
+    all, not a copy of every name and value per session; other values get their own, and
+    the lookup goes with its last table."""
+    first = SnippetTable({"a": "A", "b": "B"})
+    same = SnippetTable({"b": "B", "a": "A"})  # the same snippets, another order
+    other = SnippetTable({"a": "A", "b": "other"})  # the same names, another value
+    fewer = SnippetTable({"a": "A"})
+    assert same.table.lookup is first.table.lookup
+    assert other.table.lookup is not first.table.lookup
+    assert fewer.table.lookup is not first.table.lookup
+    assert expand("%b %a", other).text == "other A"
+    assert expand("%b %a", first).text == "B A"  # the names' newest lookup is another's
+    assert expand("%b %a", SnippetTable({"a": "A", "b": "B"})).text == "B A"
+    assert expand("%b %a", {"a": "A", "b": "B"}).text == "B A"  # a plain mapping alike
+    alive = weakref.ref(fewer.table.lookup)
+    del fewer
+    gc.collect()
+    assert alive() is None
 
 
 def test_unknown_names_let_through_stay_as_typed() -> None:

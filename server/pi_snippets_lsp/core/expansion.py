@@ -114,7 +114,8 @@ class SnippetTable(dict[str, str]):
     def table(self) -> _Table:
         """``patterns_of`` and ``lookup_of`` of this table, made once."""
         if self._table is None:
-            self._table = _Table(patterns_of(frozenset(self)), lookup_of(self))
+            names = frozenset(self)
+            self._table = _Table(patterns_of(names), lookup_of(names, self))
         return self._table
 
 
@@ -123,7 +124,8 @@ def _table_of(snippets: Mapping[str, str]) -> _Table:
     generation's values, ``SnippetTable``), or a plain mapping's, made for this call."""
     if isinstance(snippets, SnippetTable):
         return snippets.table
-    return _Table(patterns_of(frozenset(snippets)), lookup_of(snippets))
+    names = frozenset(snippets)
+    return _Table(patterns_of(names), lookup_of(names, snippets))
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,8 @@ names, each compiled when a text first needs it):
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Final, NamedTuple
@@ -218,16 +220,36 @@ def patterns_of(names: frozenset[str]) -> Patterns:
 class Lookup(dict[str, str]):
     """A captured marker -> its new text: ``%name`` -> the snippet's value (``lookup_of``),
     an escape's ``%%a`` -> ``%a``, anything else -> itself (so an unknown name stays as
-    typed: ``str`` of a string is that string, without a Python-level call)."""
+    typed: ``str`` of a string is that string, without a Python-level call). ``snippets``:
+    the snippets it was made of (name -> value)."""
 
-    __slots__ = ()
+    __slots__ = ("__weakref__", "snippets")
     __missing__ = str
 
+    def __init__(self, snippets: Mapping[str, str]) -> None:
+        super().__init__({TRIGGER + name: value for name, value in snippets.items()})
+        self.update(_ESCAPES)
+        self.snippets = dict(snippets)
 
-def lookup_of(snippets: Mapping[str, str]) -> Lookup:
-    """``Lookup`` of a table. Every key is put under ``%key``: a key that is no name is
-    never captured (a capture is ``%`` and a valid name), except ``%a``, which would be an
-    escape's capture: the escapes are put last, over it."""
-    lookup = Lookup({TRIGGER + name: value for name, value in snippets.items()})
-    lookup.update(_ESCAPES)
+
+#: The lookups in use, by their snippets' names. Tables of the same snippets share one: a
+#: daemon's sessions that load the same settings each make a table of their own, and a
+#: lookup per session (every name again as ``%name``) would cost each of them its size.
+#: Held weakly: a lookup goes with the last table that uses it.
+_lookups: weakref.WeakValueDictionary[frozenset[str], Lookup] = weakref.WeakValueDictionary()
+_lookups_lock: Final = threading.Lock()  # expansions run on worker threads too
+
+
+def lookup_of(names: frozenset[str], snippets: Mapping[str, str]) -> Lookup:
+    """``Lookup`` of a table (``names``: its keys), the one in use for the same snippets if
+    there is one. Every key is put under ``%key``: a key that is no name is never captured
+    (a capture is ``%`` and a valid name), except ``%a``, which would be an escape's
+    capture: the escapes are put last, over it."""
+    with _lookups_lock:
+        lookup = _lookups.get(names)
+    if lookup is not None and lookup.snippets == snippets:
+        return lookup
+    lookup = Lookup(snippets)
+    with _lookups_lock:
+        _lookups[names] = lookup
     return lookup
