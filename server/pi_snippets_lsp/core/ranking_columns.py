@@ -144,8 +144,8 @@ def holders(columns: Columns, query: str) -> int:
     query from column ``j`` on; a text holds one more character in front from ``j`` when
     it has it at some column ``j' >= j`` and holds the rest from ``j' + 1``.
     """
-    # ``after`` from the last column back (``after[width]`` first): the last is
-    # everything, as nothing of the query is left to hold past the last character.
+    # ``after`` is kept from the last column back: its first item is column ``width``
+    # (past the last), its last column 0. Every text holds the empty rest from anywhere.
     after = [columns.everything] * (columns.width + 1)
     for char in reversed(query):
         # Per column j, from the last back: the texts with the character there that hold
