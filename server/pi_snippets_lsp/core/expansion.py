@@ -112,11 +112,16 @@ class SnippetTable(dict[str, str]):
 
     @property
     def table(self) -> _Table:
-        """``patterns_of`` and ``lookup_of`` of this table, made once."""
+        """``_new_table`` of this table, made once."""
         if self._table is None:
-            names = frozenset(self)
-            self._table = _Table(patterns_of(names), lookup_of(names, self))
+            self._table = _new_table(self)
         return self._table
+
+
+def _new_table(snippets: Mapping[str, str]) -> _Table:
+    """``patterns_of`` and ``lookup_of`` of ``snippets``."""
+    names = frozenset(snippets)
+    return _Table(patterns_of(names), lookup_of(names, snippets))
 
 
 def _table_of(snippets: Mapping[str, str]) -> _Table:
@@ -124,8 +129,7 @@ def _table_of(snippets: Mapping[str, str]) -> _Table:
     generation's values, ``SnippetTable``), or a plain mapping's, made for this call."""
     if isinstance(snippets, SnippetTable):
         return snippets.table
-    names = frozenset(snippets)
-    return _Table(patterns_of(names), lookup_of(names, snippets))
+    return _new_table(snippets)
 
 
 @dataclass(frozen=True, slots=True)
