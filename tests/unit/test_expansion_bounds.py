@@ -643,17 +643,34 @@ def lookup_of(snippets: dict[str, str]) -> expansion_patterns.Lookup:
     return expansion_patterns.lookup_of(frozenset(snippets), snippets)
 
 
-def test_the_lookup_gives_values_escapes_and_anything_else_back() -> None:
-    lookup = lookup_of({"a": "A", "x.y": "D", "%b": "NO", "B": "NO", "": "NO"})
-    assert lookup["%a"] == "A"
-    assert lookup["%x.y"] == "D"
-    assert lookup["%%a"] == "%a"
-    assert lookup["%%b"] == "%b"  # the escape, not the key "%b"
-    assert lookup["%%9"] == "%9"
+def test_the_lookup_gives_values_and_escapes() -> None:
+    new_texts = lookup_of({"a": "A", "x.y": "D", "%b": "NO", "B": "NO", "": "NO"}).new_texts
+    assert type(new_texts) is dict  # a subclass's subscript is slower from C
+    assert new_texts["%a"] == "A"
+    assert new_texts["%x.y"] == "D"
+    assert new_texts["%%a"] == "%a"
+    assert new_texts["%%b"] == "%b"  # the escape, not the key "%b"
+    assert new_texts["%%9"] == "%9"
+    assert lookup_of({}).new_texts == expansion_patterns._ESCAPES
+
+
+@pytest.mark.parametrize("sample", [False, True])
+def test_a_window_with_an_unknown_name_gives_it_back_as_typed(sample: bool) -> None:
+    """All known: one lookup of them all; one unknown among them: each looked up, the
+    unknown one given back as it was captured (the same object: the sample counts it)."""
+    lookup = lookup_of({"a": "A"})
     unknown = "".join(["%z", "z"])  # a capture of its own, as a split makes it
-    assert lookup[unknown] is unknown
-    assert "%zz" not in lookup  # nothing is added by looking up
-    assert lookup_of({}) == expansion_patterns._ESCAPES
+    for captured, expected in (
+        (["%a"], ["A"]),
+        (["%a", "%%a"], ["A", "%a"]),
+        ([unknown], [unknown]),
+        (["%a", unknown, "%a", "%a"], ["A", unknown, "A", "A"]),
+    ):
+        parts = [piece for capture in captured for piece in (" ", capture, None)] + ["."]
+        voted = expansion._by_names(parts, lookup, sample)
+        assert parts == [piece for new_text in expected for piece in (" ", new_text)] + ["."]
+        assert voted == (sample and 4 * captured.count(unknown) > len(captured))
+    assert "%zz" not in lookup.new_texts  # nothing is added by looking up
 
 
 def test_tables_of_the_same_snippets_share_one_lookup_while_one_lives() -> None:

@@ -217,18 +217,20 @@ def patterns_of(names: frozenset[str]) -> Patterns:
     return Patterns(names)
 
 
-class Lookup(dict[str, str]):
-    """A captured marker -> its new text: ``%name`` -> the snippet's value (``lookup_of``),
-    an escape's ``%%a`` -> ``%a``, anything else -> itself (so an unknown name stays as
-    typed: ``str`` of a string is that string, without a Python-level call). ``snippets``:
-    the snippets it was made of (name -> value)."""
+class Lookup:
+    """A captured marker -> its new text (``new_texts``): ``%name`` -> the snippet's value
+    (``lookup_of``), an escape's ``%%a`` -> ``%a``; anything else (an unknown name) is not
+    in it and stays as typed. ``snippets``: the snippets it was made of (name -> value).
 
-    __slots__ = ("__weakref__", "snippets")
-    __missing__ = str
+    ``new_texts`` is a plain dict, not a subclass with ``__missing__``: C code that
+    subscripts a dict subclass goes through a Python-level slot, about half as fast again
+    per marker."""
+
+    __slots__ = ("__weakref__", "new_texts", "snippets")
 
     def __init__(self, snippets: Mapping[str, str]) -> None:
-        super().__init__({TRIGGER + name: value for name, value in snippets.items()})
-        self.update(_ESCAPES)
+        self.new_texts = {TRIGGER + name: value for name, value in snippets.items()}
+        self.new_texts.update(_ESCAPES)
         self.snippets = dict(snippets)
 
 
