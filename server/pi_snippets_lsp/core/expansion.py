@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, repeat
 from operator import countOf, is_, itemgetter
-from typing import Any, Final, NamedTuple, cast, overload
+from typing import Any, Final, NamedTuple, overload
 
 from pi_snippets_lsp.core.expansion_patterns import (
     ESCAPE_START,
@@ -348,8 +348,8 @@ def _by_names(parts: list[str], lookup: Lookup, sample: bool) -> bool:
     except KeyError:  # an unknown name: its new text is its capture itself
         new_texts = tuple(map(new_texts_of.get, captured, captured))
     unknown = sample and countOf(map(is_, new_texts, captured), True) * 4 > found
-    wrappers = cast("list[str | None]", parts[2::3])  # each a group of the boundary
-    if wrappers.count(None) != found:  # after three wrappers or more
+    wrappers = parts[2::3]
+    if countOf(wrappers, None) != found:  # after three wrappers or more
         new_texts = list(new_texts)
         for index in _unbounded(parts, wrappers):
             new_texts[index] = captured[index]

@@ -10,10 +10,10 @@ names, each compiled when a text first needs it):
 
 - The *names* pattern (``_names_pattern``) takes an escape (``%%`` and the first character
   of its name) or any name whose first characters a known name could start with, and
-  ``Lookup`` gives each captured ``%name`` its value, an escape its ``%name``, and
-  anything else (an unknown name) itself, in one C-level call for a window. Its cost per
-  marker is the lowest; its weakness is a text full of unknown names (printf formats,
-  ``%name`` typed with a suffix), each of which it takes and looks up.
+  ``Lookup`` gives each captured ``%name`` its value and an escape its ``%name``, in one
+  C-level call for a window (an unknown name stays as typed: ``expansion._by_names``).
+  Its cost per marker is the lowest; its weakness is a text full of unknown names
+  (printf formats, ``%name`` typed with a suffix), each of which it takes and looks up.
 - The *trie* pattern (``_trie_pattern``) finds only what the table can replace: the name
   is matched against a trie of the table's names (``_trie``) and unknown names are turned
   down inside the engine; or, past ``_MOST_TRIE_NAMES`` names (a trie that large takes
