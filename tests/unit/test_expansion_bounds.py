@@ -388,6 +388,17 @@ def test_runs_of_wrappers_anywhere_in_a_window_of_the_trie() -> None:
         assert_same(text, SNIPPETS)
 
 
+def test_the_names_pattern_takes_an_escape_as_its_first_percent_alone() -> None:
+    """An escape's capture is one character: the object Python keeps for it, its hash
+    known, so an escape costs no string and no hashing of its own. The rest of the
+    escape stays between the captures, and its second ``%`` is taken by nothing."""
+    pattern = SnippetTable({"ab": "X"}).table.patterns.names_pattern
+    parts = pattern.split("x %%ab (%%c %%-")
+    assert parts == ["x ", "%", None, "%ab (", "%", None, "%c %%-"]
+    assert parts[1] is TRIGGER
+    assert expand("x %%ab (%%c %%- %%%ab", {"ab": "X"}).text == "x %ab (%c %%- %%%ab"
+
+
 def test_a_generation_makes_its_patterns_and_lookup_once() -> None:
     table = SnippetTable({"a": "A", "Bad": "x"})
     assert table.table is table.table
@@ -526,7 +537,7 @@ def test_with_nothing_configured_the_text_is_one_piece() -> None:
 
 def test_a_large_text_comes_in_windows_of_a_bounded_size() -> None:
     """Each window is one split, which holds the GIL while it runs: a 2 MB text comes
-    in windows of some 16 KB, not of a 64th of it."""
+    in windows of some 16 KB, not of a 32nd of it."""
     text = "x %a y " * 300_000
     windows = assert_pieces(text, SnippetTable(SNIPPETS))
     sizes = [sum(map(len, between)) + sum(map(len, markers)) for between, markers in windows]
@@ -556,10 +567,10 @@ def test_a_generation_makes_its_marker_pattern_once() -> None:
     assert list(marker_pieces("%a", table)) == [(["", ""], ["%a"])]
 
 
-def test_a_text_comes_in_about_a_64th_windows_of_at_most_16_ki() -> None:
-    text = "x %a y " * 15_000  # 105,000 characters: windows of some 1,640
+def test_a_text_comes_in_about_a_32nd_windows_of_at_most_16_ki() -> None:
+    text = "x %a y " * 15_000  # 105,000 characters: windows of some 3,280
     windows = assert_pieces(text, SNIPPETS)
-    assert 32 < len(windows) <= 65
+    assert 16 < len(windows) <= 33
 
 
 @pytest.mark.parametrize("large", [False, True])
@@ -648,10 +659,12 @@ def test_the_lookup_gives_values_and_escapes() -> None:
     assert type(new_texts) is dict  # a subclass's subscript is slower from C
     assert new_texts["%a"] == "A"
     assert new_texts["%x.y"] == "D"
-    assert new_texts["%%a"] == "%a"
-    assert new_texts["%%b"] == "%b"  # the escape, not the key "%b"
-    assert new_texts["%%9"] == "%9"
-    assert lookup_of({}).new_texts == expansion_patterns._ESCAPES
+    # No capture is ever "%%b": the key "%b" does not stand for the escape.
+    assert expand("%%b", {"%b": "NO", "b": "B"}).text == "%b"
+    # An escape's capture is its first "%", which goes (the rest stays as typed); the
+    # escape goes last, over the key "".
+    assert new_texts["%"] == ""
+    assert lookup_of({}).new_texts == {"%": ""}
 
 
 @pytest.mark.parametrize("sample", [False, True])
@@ -662,7 +675,7 @@ def test_a_window_with_an_unknown_name_gives_it_back_as_typed(sample: bool) -> N
     unknown = "".join(["%z", "z"])  # a capture of its own, as a split makes it
     for captured, expected in (
         (["%a"], ["A"]),
-        (["%a", "%%a"], ["A", "%a"]),
+        (["%a", "%"], ["A", ""]),
         ([unknown], [unknown]),
         (["%a", unknown, "%a", "%a"], ["A", unknown, "A", "A"]),
     ):

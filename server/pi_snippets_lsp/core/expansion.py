@@ -69,7 +69,7 @@ from pi_snippets_lsp.core.grammar import (
 
 #: A text is cut into about this many windows (each at least ``_SMALLEST_WINDOW``
 #: characters): the lists one split makes stay a small fraction of the text.
-_WINDOWS: Final = 64
+_WINDOWS: Final = 32
 _SMALLEST_WINDOW: Final = 256
 #: One window with a marker in this many (the first included) is a sample: expanded by
 #: the names pattern, it tells which pattern the windows up to the next sample take.

@@ -8,10 +8,12 @@ and the pass checks that run's boundary itself. A ``%`` glued to a letter (``x%a
 down inside the regex engine. A table has three patterns (``Patterns``, one per set of
 names, each compiled when a text first needs it):
 
-- The *names* pattern (``_names_pattern``) takes an escape (``%%`` and the first character
-  of its name) or any name whose first characters a known name could start with, and
-  ``Lookup`` gives each captured ``%name`` its value and an escape its ``%name``, in one
-  C-level call for a window (an unknown name stays as typed: ``expansion._by_names``).
+- The *names* pattern (``_names_pattern``) takes any name whose first characters a known
+  name could start with, or an escape's first ``%`` alone, and ``Lookup`` gives each
+  captured ``%name`` its value and an escape's ``%`` nothing (the rest of the escape stays
+  as typed), in one C-level call for a window (an unknown name stays as typed:
+  ``expansion._by_names``). An escape costs no string of its own: a one-character capture
+  is an object Python keeps, its hash known.
   Its cost per marker is the lowest; its weakness is a text full of unknown names
   (printf formats, ``%name`` typed with a suffix), each of which it takes and looks up.
 - The *trie* pattern (``_trie_pattern``) finds only what the table can replace: the name
@@ -23,7 +25,7 @@ names, each compiled when a text first needs it):
 - The *marker* pattern (``_marker_pattern``, for ``expansion.marker_pieces``) matches the
   same names as the trie pattern (``_known``), with each marker whole, ``%%name``
   included. The names pattern cannot serve there: it takes unknown names (each would
-  send its window to the plain scan) and only the first character of an escape's name.
+  send its window to the plain scan) and only an escape's first ``%``.
 """
 
 from __future__ import annotations
@@ -68,8 +70,10 @@ _NAME_ENDS: Final = r"(?![._-]*+[a-z0-9])"
 _NAME_REST: Final = r"[a-z0-9._-]*(?<=[a-z0-9])"
 #: How an escape starts, as typed.
 ESCAPE_START: Final = TRIGGER + TRIGGER
-#: What each escape's capture (``%%a``) becomes in ``Lookup``.
-_ESCAPES: Final = {ESCAPE_START + c: TRIGGER + c for c in "abcdefghijklmnopqrstuvwxyz0123456789"}
+#: An escape as the names pattern takes it: its first ``%`` only, when a second ``%`` and
+#: the first character of a name follow. The second ``%`` is then no marker (the ``%``
+#: before it is no boundary), and stays with the name, as the escape becomes.
+_ESCAPE_AHEAD: Final = "(?=%[a-z0-9])"
 
 
 _Node = dict[str, "_Node"]
@@ -175,13 +179,13 @@ def _names_pattern(names: frozenset[str]) -> re.Pattern[str]:
     """The names pattern for a table with these names.
 
     Group 1: the ``%`` at a boundary (``_BOUNDARY``; group 2 set after a run of three
-    wrappers or more) and an escape's ``%`` with the first character of its name, or a
-    whole name whose first characters a known name could start with (``_starts``).
+    wrappers or more) and a whole name whose first characters a known name could start
+    with (``_starts``), or, before the rest of an escape, that ``%`` alone.
     """
     valid = [name for name in names if is_valid_name(name)]
     # No name: nothing to take but escapes (what it took more would be given back as typed).
     name = _starts(valid) + _NAME_REST if valid else "(?!)"  # pragma: no mutate
-    return re.compile(rf"(%{_BOUNDARY}(?:{_ESCAPE}|{name}))")
+    return re.compile(rf"(%{_BOUNDARY}(?:{name}|{_ESCAPE_AHEAD}))")
 
 
 class Patterns:
@@ -219,8 +223,8 @@ def patterns_of(names: frozenset[str]) -> Patterns:
 
 class Lookup:
     """A captured marker -> its new text (``new_texts``): ``%name`` -> the snippet's value
-    (``lookup_of``), an escape's ``%%a`` -> ``%a``; anything else (an unknown name) is not
-    in it and stays as typed. ``snippets``: the snippets it was made of (name -> value).
+    (``lookup_of``), an escape's first ``%`` -> nothing; anything else (an unknown name) is
+    not in it and stays as typed. ``snippets``: the snippets it was made of (name -> value).
 
     ``new_texts`` is a plain dict, not a subclass with ``__missing__``: C code that
     subscripts a dict subclass goes through a Python-level slot, which takes about 1.5
@@ -230,7 +234,7 @@ class Lookup:
 
     def __init__(self, snippets: Mapping[str, str]) -> None:
         self.new_texts = {TRIGGER + name: value for name, value in snippets.items()}
-        self.new_texts.update(_ESCAPES)
+        self.new_texts[TRIGGER] = ""
         self.snippets = dict(snippets)
 
 
@@ -245,8 +249,8 @@ _lookups_lock: Final = threading.Lock()  # expansions run on worker threads too
 def lookup_of(names: frozenset[str], snippets: Mapping[str, str]) -> Lookup:
     """``Lookup`` of a table (``names``: its keys), the one in use for the same snippets if
     there is one. Every key is put under ``%key``: a key that is no name is never captured
-    (a capture is ``%`` and a valid name), except ``%a``, which would be an escape's
-    capture: the escapes are put last, over it."""
+    (a capture is ``%`` and a valid name), except the empty key, whose ``%`` would be an
+    escape's capture: the escape is put last, over it."""
     with _lookups_lock:
         lookup = _lookups.get(names)
     if lookup is not None and lookup.snippets == snippets:
