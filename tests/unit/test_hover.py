@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_snippets_lsp.core.hover import code_span, fence, hover_text, layer_of
+from pi_snippets_lsp.core.documents import Encoding
+from pi_snippets_lsp.core.hover import code_span, fence, hover_text, layer_of, marker_on_line
 from pi_snippets_lsp.core.markers import Marker
 from pi_snippets_lsp.core.snippet import Snippet
 
@@ -111,3 +112,72 @@ def test_an_escape_says_what_is_sent(markdown: bool, text: str) -> None:
     configured = Snippet("sig", "Best regards", str(USER))
     assert hover_text(escape, configured, "user", markdown=markdown) == text
     assert hover_text(escape, None, "user", markdown=markdown) == text
+
+
+LONG = "n" * 300  # a name longer than the first look back (256 characters)
+SNIPPETS = {"a": "AAA", "ab": "AB", "a.b": "A.B", "x-1": "X", LONG: "LONG"}
+
+
+@pytest.mark.parametrize(
+    ("line", "character", "encoding", "expected"),
+    [
+        # expected: (start column, end column, code-point start, end, name, escape, new text)
+        pytest.param("x %a y", 3, "utf-16", (2, 4, 2, 4, "a", False, "AAA"), id="on-the-name"),
+        pytest.param("x %a y", 2, "utf-16", (2, 4, 2, 4, "a", False, "AAA"), id="on-the-%"),
+        pytest.param("x %a y", 4, "utf-16", (2, 4, 2, 4, "a", False, "AAA"), id="right-after"),
+        pytest.param("x %a y", 1, "utf-16", None, id="before-it"),
+        pytest.param("😀 %ab.", 5, "utf-16", (3, 6, 2, 5, "ab", False, "AB"), id="utf-16-pairs"),
+        pytest.param("😀 %ab.", 7, "utf-8", (5, 8, 2, 5, "ab", False, "AB"), id="utf-8-bytes"),
+        pytest.param("😀 %ab.", 4, "utf-32", (2, 5, 2, 5, "ab", False, "AB"), id="utf-32"),
+        pytest.param("(%%a)", 3, "utf-16", (1, 4, 1, 4, "a", True, "%a"), id="an-escape"),
+        pytest.param("zz (%a", 5, "utf-16", (4, 6, 4, 6, "a", False, "AAA"), id="wrapped"),
+        pytest.param("x(%a", 3, "utf-16", None, id="wrapped-at-no-boundary"),
+        pytest.param("中文，%x-1 z", 5, "utf-16", (3, 7, 3, 7, "x-1", False, "X"), id="cjk"),
+        pytest.param("%zz", 1, "utf-16", None, id="unknown"),
+        pytest.param(
+            "(" * 300 + "%a",
+            301,
+            "utf-16",
+            (300, 302, 300, 302, "a", False, "AAA"),
+            id="a-long-wrapper-run",
+        ),
+        pytest.param(
+            "x %" + LONG,
+            303,
+            "utf-16",
+            (2, 303, 2, 303, LONG, False, "LONG"),
+            id="a-long-marker-run",
+        ),
+        pytest.param(
+            "x " + LONG + " %" + LONG,
+            304,
+            "utf-16",
+            (303, 604, 303, 604, LONG, False, "LONG"),
+            id="a-long-name-after-another",
+        ),
+        pytest.param(
+            "ab" * 200 + " %a.b",
+            404,
+            "utf-16",
+            (401, 405, 401, 405, "a.b", False, "A.B"),
+            id="far-along-a-line",
+        ),
+    ],
+)
+def test_the_marker_under_a_cursor(
+    line: str,
+    character: int,
+    encoding: Encoding,
+    expected: tuple[int, int, int, int, str, bool, str] | None,
+) -> None:
+    """Only the run of marker characters around the cursor is expanded (with the wrappers
+    and the character before them); the marker found, its offsets in the line and its
+    columns in the client's encoding are those of the whole line's."""
+    found = marker_on_line(line, character, encoding, SNIPPETS)
+    if expected is None:
+        assert found is None
+        return
+    assert found is not None
+    marker = found.marker
+    got = (found.start, found.end, marker.start, marker.end, marker.name)
+    assert (*got, marker.escape, marker.new_text) == expected

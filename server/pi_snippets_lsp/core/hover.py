@@ -20,7 +20,7 @@ from typing import Final, Literal
 
 from pi_snippets_lsp.core.documents import Encoding
 from pi_snippets_lsp.core.grammar import WRAPPERS
-from pi_snippets_lsp.core.line_codec import index_and_units, units_of
+from pi_snippets_lsp.core.line_codec import index_and_units
 from pi_snippets_lsp.core.markers import Marker, marker_at
 from pi_snippets_lsp.core.snippet import Snippet, normalize_newlines
 
@@ -116,9 +116,11 @@ def marker_on_line(
     """
     offset, column = index_and_units(line, character, encoding)
     first = _run_start(line, offset, _MARKER_RUN)
-    last = _MARKER_RUN.match(line, offset).end()  # type: ignore[union-attr]  # matches ""
+    # ``_MARKER_RUN`` matches "", so there is a match. A window reaching further (to the
+    # line's end, or a character more before) finds the same marker; only the cost differs.
+    last = _MARKER_RUN.match(line, offset).end()  # type: ignore[union-attr]  # pragma: no mutate
     before = _run_start(line, first, _WRAPPER_RUN)
-    window = max(0, before - 1)
+    window = max(0, before - 1)  # pragma: no mutate
     found = marker_at(line[window:last], offset - window, snippets)
     if found is None:
         return None
@@ -126,8 +128,9 @@ def marker_on_line(
         found.start + window, found.end + window, found.name, found.escape, found.new_text
     )
     # The marker holds the cursor (it starts at or before it): its column is the
-    # cursor's less the few characters between them.
-    start = column - units_of(line[marker.start : offset], encoding)
+    # cursor's less the characters between them, a marker's, one unit each in every
+    # encoding (ASCII).
+    start = column - (offset - marker.start)
     return LineMarker(marker, start, start + (marker.end - marker.start))
 
 
@@ -141,4 +144,4 @@ def _run_start(line: str, end: int, run: re.Pattern[str]) -> int:
         length = run.match(backwards).end()  # type: ignore[union-attr]  # matches ""
         if length < end - begin or begin == 0:
             return end - length
-        size *= 4
+        size *= 4  # pragma: no mutate (a cost choice: any growth finds the same start)
