@@ -58,7 +58,7 @@ FULL = Sizes(
     document_lines=1_000_000,
     edits=40,
     stdio_edits=30,
-    startups=7,
+    startups=15,
 )
 QUICK = Sizes(
     text_bytes=16 * 1024,

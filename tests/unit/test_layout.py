@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -176,6 +177,40 @@ def test_integration_backends_need_no_optional_library() -> None:
     modules = imported_after("import pi_snippets_lsp.integrations.backend")
     roots = {m.split(".")[0] for m in modules}
     assert not roots & {"prompt_toolkit", "llm", "click", "pygls", "lsprotocol"}
+
+
+def plugins_after(statement: str, value: str | None) -> str:
+    """What a fresh interpreter, with ``PYDANTIC_DISABLE_PLUGINS`` set to ``value`` (or
+    unset), says of pydantic's plugins after ``statement``: whether it looked for them,
+    and the variable's value then."""
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    if value is not None:
+        env["PYDANTIC_DISABLE_PLUGINS"] = value
+    code = (
+        f"import os; {statement}; import pydantic.plugin._loader as loader; "
+        "print(loader._plugins is not None, os.environ.get('PYDANTIC_DISABLE_PLUGINS'))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env=env,
+    ).stdout.strip()
+
+
+def test_the_server_runs_no_pydantic_plugin_unless_the_user_asks() -> None:
+    """Looking for plugins reads every installed distribution's entry points (part of a
+    cold start); the server's process skips it, a user's own setting stands, and a
+    library user of the package (``pi_snippets_lsp.client``) keeps pydantic's default."""
+    server = "import pi_snippets_lsp.cli, pi_snippets_lsp.lsp.setup"
+    assert plugins_after(server, None) == "False __all__"
+    assert plugins_after(server, "some_plugin") == "True some_plugin"
+    library = "import pi_snippets_lsp; pi_snippets_lsp.SnippetsClient; import pydantic.main"
+    assert plugins_after(library + "; pydantic.create_model('M', x=(int, 0))", None) == (
+        "True None"
+    )
 
 
 def test_the_client_is_imported_on_first_use_of_its_names() -> None:
