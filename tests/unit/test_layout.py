@@ -134,12 +134,21 @@ def test_no_import_circle() -> None:
     assert circles == []
 
 
+def fresh_interpreter(code: str, env: dict[str, str] | None = None) -> str:
+    """What ``code`` prints in a new interpreter (with ``env``, or this one's)."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env=env,
+    ).stdout
+
+
 def imported_after(statement: str) -> set[str]:
     code = f"import sys, json; {statement}; print(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    ).stdout
-    return set(json.loads(out))
+    return set(json.loads(fresh_interpreter(code)))
 
 
 @pytest.mark.parametrize("layer", ["core", "settings", "wire"])
@@ -190,14 +199,7 @@ def plugins_after(statement: str, value: str | None) -> str:
         f"import os; {statement}; import pydantic.plugin._loader as loader; "
         "print(loader._plugins is not None, os.environ.get('PYDANTIC_DISABLE_PLUGINS'))"
     )
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-        env=env,
-    ).stdout.strip()
+    return fresh_interpreter(code, env).strip()
 
 
 def test_the_server_runs_no_pydantic_plugin_unless_the_user_asks() -> None:
