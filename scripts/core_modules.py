@@ -117,6 +117,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "settings.diagnostics": ("test_settings_diagnostics.py",),
     "settings.files": ("test_settings_files.py", "test_config.py"),
     "settings.layers": ("test_config.py", "test_settings_files.py", "test_api.py"),
+    "settings.live": ("test_live.py", "test_session.py", "test_mcp_live.py"),
     "settings.locate": ("test_markers.py",),
     "settings.overlay": ("test_edited_files.py",),
     "settings.schema": ("test_config.py", "test_schema.py"),

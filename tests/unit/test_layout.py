@@ -188,6 +188,30 @@ def test_integration_backends_need_no_optional_library() -> None:
     assert not roots & {"prompt_toolkit", "llm", "click", "pygls", "lsprotocol"}
 
 
+#: What only ``settings/`` may know of a settings file's stamps: an adapter that stamps or
+#: reads files again on its own is a second reload loop, with rules of its own.
+STAMPS = frozenset({"take_stamps", "stamp", "Stamp", "Stamps", "RETRY"})
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer_of(m) != "settings"))
+def test_only_the_settings_layer_stamps_and_reloads_settings_files(module: str) -> None:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    stamped = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == f"{NAME}.settings.watch"
+        for alias in node.names
+    }
+    made = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in {"SettingsWatcher", "SettingsFiles"}
+    }
+    assert (stamped & STAMPS, made) == (set(), set())
+
+
 def plugins_after(statement: str, value: str | None) -> str:
     """What a fresh interpreter, with ``PYDANTIC_DISABLE_PLUGINS`` set to ``value`` (or
     unset), says of pydantic's plugins after ``statement``: whether it looked for them,

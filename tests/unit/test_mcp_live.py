@@ -7,8 +7,10 @@ settings files in a temporary folder.
 from __future__ import annotations
 
 import asyncio
+import errno
 import gc
 import json
+import os
 import weakref
 from pathlib import Path
 
@@ -16,46 +18,14 @@ import pytest
 
 from pi_snippets_lsp.core.config import Config, Layer, validate_layers
 from pi_snippets_lsp.mcp import live
-from pi_snippets_lsp.mcp.live import LiveSnippets, McpFlags, project_folder, root_folder
+from pi_snippets_lsp.mcp.live import LiveSnippets, McpFlags
+from pi_snippets_lsp.settings import files as settings_file
+from pi_snippets_lsp.settings.watch import MIN_POLL_INTERVAL
 
 
 def write(path: Path, snippets: dict[str, str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"piSimpleSnippets": {"snippets": snippets}}), encoding="utf-8")
-
-
-@pytest.mark.parametrize(
-    ("flags", "root", "expected"),
-    [
-        pytest.param(McpFlags(project="/p"), None, "/p", id="project"),
-        pytest.param(McpFlags(project="/p"), "/root", "/p", id="untrusted-root-ignored"),
-        pytest.param(
-            McpFlags(project="/p", trust_project=True), "/root", "/root", id="trusted-root"
-        ),
-        pytest.param(McpFlags(project="/p", trust_project=True), None, "/p", id="no-root"),
-        pytest.param(McpFlags(), None, "CWD", id="cwd"),
-        pytest.param(McpFlags(trust_project=True), None, "CWD", id="trusted-cwd"),
-    ],
-)
-def test_the_project_folder(flags: McpFlags, root: str | None, expected: str) -> None:
-    want = Path.cwd() if expected == "CWD" else Path(expected)
-    assert project_folder(flags, root) == want
-
-
-@pytest.mark.parametrize(
-    ("uris", "expected"),
-    [
-        pytest.param(["file:///home/u/proj"], "/home/u/proj", id="file"),
-        pytest.param(["file:///home/u/my%20proj/"], "/home/u/my proj", id="escaped"),
-        pytest.param(["https://x/y", "file:///a"], "/a", id="first-file-root"),
-        pytest.param(["file://localhost/a"], "/a", id="localhost"),
-        pytest.param(["file://server/share"], "//server/share", id="unc"),
-        pytest.param([], None, id="none"),
-        pytest.param(["untitled:x"], None, id="no-file-root"),
-    ],
-)
-def test_the_root_folder(uris: list[str], expected: str | None) -> None:
-    assert root_folder(uris) == expected
 
 
 def config_of(snippets: dict[str, str], source: str = "s") -> Config:
@@ -184,7 +154,7 @@ async def test_a_trusted_clients_root_moves_the_project_layer(tmp_path: Path) ->
 
 def test_a_short_poll_interval_is_raised_to_the_floor() -> None:
     snippets, _ = live_of(McpFlags(poll_interval=0.01))
-    assert snippets.watcher.interval == live.MIN_POLL_INTERVAL
+    assert snippets.watcher.interval == MIN_POLL_INTERVAL
     off, _ = live_of(McpFlags(poll_interval=0))
     assert off.watcher.interval == 0
 
@@ -236,3 +206,34 @@ async def test_a_replaced_generation_is_freed_by_its_counts(tmp_path: Path) -> N
         assert first() is None
     finally:
         gc.enable()
+
+
+async def test_a_read_that_failed_is_read_again_and_told_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A settings file the server could not read (no permission, until a ``chmod`` that
+    leaves its stamp as it was) is looked at again at every poll and read once it can
+    be; a retry meeting the same problem tells it no second time."""
+    user = tmp_path / "settings.json"
+    write(user, {"a": "A"})
+    snippets, recorder = live_of(McpFlags(settings=str(user)))
+    real_open = os.open
+    failing = [True]
+
+    def flaky_open(path: object, *args: object, **kwargs: object) -> int:
+        if failing[0] and os.fspath(path) == str(user):  # type: ignore[arg-type]
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(settings_file.os, "open", flaky_open)
+    await snippets.reload()
+    assert names(snippets.config) == [] and "Permission denied" in (snippets.warning or "")
+    assert snippets.watcher.changed(), "the failed file is looked at again"
+    await snippets.watcher.on_change()  # still failing: read again, not told again
+    assert snippets.generation == 2 and snippets.warning is None
+    failing[0] = False
+    assert snippets.watcher.changed()
+    await snippets.watcher.on_change()
+    assert names(snippets.config) == ["a"] and snippets.warning is None
+    assert not snippets.watcher.changed(), "read: its stamp is seen now"
+    assert [names(current) for _, current in recorder.loads] == [[], [], ["a"]]

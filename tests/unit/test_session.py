@@ -1,4 +1,4 @@
-"""One client's session: folder rules as tables, and the session against a fake client.
+"""One client's session against a fake client (the folder rules: test_folders.py).
 
 docs/configuration.md, "Layers" ("The folder") and "When the configuration is read again";
 docs/lsp.md, "Completion registration".
@@ -20,185 +20,8 @@ import pytest
 
 from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.lsp.options import ClientFeatures
-from pi_snippets_lsp.lsp.session import (
-    PROJECT_GLOB,
-    ServerFlags,
-    Session,
-    combined_problems,
-    default_folder,
-    files_to_poll,
-    folder_for,
-    generation_keys,
-    is_inside,
-    is_settings_path,
-    path_of_uri,
-    settings_files,
-)
+from pi_snippets_lsp.lsp.session import PROJECT_GLOB, ServerFlags, Session
 from pi_snippets_lsp.settings import files as settings_file
-
-# --------------------------------------------------------------------------- folder rules
-
-
-@pytest.mark.parametrize(
-    ("uri", "path"),
-    [
-        pytest.param("file:///home/me/repo/a.md", "/home/me/repo/a.md", id="file"),
-        pytest.param("file:///home/me/my%20repo/a.md", "/home/me/my repo/a.md", id="escaped"),
-        pytest.param("file:///home/me/repo/../b.md", "/home/me/b.md", id="normalized"),
-        pytest.param("file://localhost/tmp/x", "/tmp/x", id="localhost"),
-        pytest.param("untitled:prompt", None, id="untitled"),
-        pytest.param("https://example.com/a", None, id="web"),
-        pytest.param("file://", None, id="no-path"),
-    ],
-)
-def test_path_of_uri(uri: str, path: str | None) -> None:
-    assert path_of_uri(uri) == path
-
-
-@pytest.mark.parametrize(
-    ("path", "folder", "inside"),
-    [
-        pytest.param("/r", "/r", True, id="the-folder-itself"),
-        pytest.param("/r/a.md", "/r", True, id="a-file-in-it"),
-        pytest.param("/r/x/y/a.md", "/r", True, id="deep"),
-        pytest.param("/repo/a.md", "/r", False, id="a-name-prefix-is-not-inside"),
-        pytest.param("/a.md", "/r", False, id="outside"),
-        pytest.param("/r/a.md", "/r/", True, id="folder-with-trailing-slash"),
-    ],
-)
-def test_is_inside(path: str, folder: str, inside: bool) -> None:
-    assert is_inside(path, folder) is inside
-
-
-@pytest.mark.parametrize(
-    ("folders", "path", "default", "expected"),
-    [
-        pytest.param(["/a", "/b"], "/b/x.md", "/a", "/b", id="the-holding-folder"),
-        pytest.param(["/a", "/a/sub"], "/a/sub/x.md", "/a", "/a/sub", id="the-deepest-wins"),
-        pytest.param(["/a/sub", "/a"], "/a/sub/x.md", "/a/sub", "/a/sub", id="order-no-matter"),
-        pytest.param(["/a"], "/elsewhere/x.md", "/a", "/a", id="outside-all-is-default"),
-        pytest.param(["/a"], None, "/a", "/a", id="no-document"),
-        pytest.param([], "/x.md", None, None, id="no-folders"),
-    ],
-)
-def test_folder_for(
-    folders: list[str], path: str | None, default: str | None, expected: str | None
-) -> None:
-    assert folder_for(folders, path, default) == expected
-
-
-@pytest.mark.parametrize(
-    ("folders", "root", "project", "expected"),
-    [
-        pytest.param(["/a", "/b"], "/root", "/p", "/a", id="first-folder"),
-        pytest.param([], "/root/x/..", "/p", "/root", id="else-root-normalized"),
-        pytest.param([], None, "/p/", "/p", id="else-project"),
-        pytest.param([], "", None, None, id="nothing"),
-    ],
-)
-def test_default_folder(
-    folders: list[str], root: str | None, project: str | None, expected: str | None
-) -> None:
-    assert default_folder(folders, root, project) == expected
-
-
-@pytest.mark.parametrize(
-    ("folders", "default", "keys"),
-    [
-        pytest.param(["/a", "/b"], "/a", ["/a", "/b"], id="default-is-a-folder"),
-        pytest.param([], "/p", ["/p"], id="project-only"),
-        pytest.param([], None, [None], id="no-folder-at-all"),
-        pytest.param(["/a"], None, ["/a", None], id="folders-and-none"),
-    ],
-)
-def test_generation_keys(folders: list[str], default: str | None, keys: list[str | None]) -> None:
-    assert generation_keys(folders, default) == keys
-
-
-@pytest.mark.parametrize(
-    ("keys", "trust", "expected"),
-    [
-        pytest.param(["/a", "/b"], False, ["/u.json"], id="untrusted-user-file-only"),
-        pytest.param(
-            ["/a", None, "/b"],
-            True,
-            ["/u.json", "/a/.pi/settings.json", "/b/.pi/settings.json"],
-            id="trusted-every-folder",
-        ),
-        pytest.param(["/a", "/a"], True, ["/u.json", "/a/.pi/settings.json"], id="each-once"),
-    ],
-)
-def test_settings_files(keys: list[str | None], trust: bool, expected: list[str]) -> None:
-    assert settings_files(Path("/u.json"), keys, trust) == [Path(p) for p in expected]
-
-
-@pytest.mark.parametrize(
-    ("client_watches", "expected"),
-    [
-        pytest.param(False, ["/home/u.json", "/w/.pi/settings.json"], id="client-cannot-watch"),
-        pytest.param(True, ["/home/u.json"], id="client-watches-inside-folders-only"),
-    ],
-)
-def test_files_to_poll(client_watches: bool, expected: list[str]) -> None:
-    files = [Path("/home/u.json"), Path("/w/.pi/settings.json")]
-    assert files_to_poll(files, ["/w"], client_watches) == [Path(p) for p in expected]
-
-
-USER = Path("/home/me/.pi/agent/settings.json")
-PROJECT = Path("/work/repo/.pi/settings.json")
-
-
-@pytest.mark.parametrize(
-    ("folders", "polled"),
-    [
-        pytest.param(["/work/repo"], [USER], id="user-file-outside-the-folder"),
-        pytest.param([], [USER, PROJECT], id="no-folders"),
-        pytest.param(["/home/me"], [PROJECT], id="user-file-inside-a-folder"),
-        pytest.param(["/work/repo", "/home/me"], [], id="everything-inside"),
-        pytest.param(["/work/re"], [USER, PROJECT], id="prefix-is-not-a-parent"),
-    ],
-)
-def test_files_outside_every_folder_are_polled_while_the_client_watches(
-    folders: list[str], polled: list[Path]
-) -> None:
-    assert files_to_poll([USER, PROJECT], folders, True) == polled
-
-
-def test_combined_problems_keep_order_and_each_once() -> None:
-    configs = [
-        Config(warnings=("a", "b")),
-        Config(warnings=("b", "c")),
-        Config(),
-    ]
-    assert combined_problems(configs) == ["a", "b", "c"]
-
-
-@pytest.mark.parametrize(
-    ("path", "expected"),
-    [
-        pytest.param("/home/me/.pi/agent/settings.json", True, id="user-file"),
-        pytest.param("/work/a/.pi/settings.json", True, id="a-folders-project-file"),
-        pytest.param("/work/b/.pi/settings.json", True, id="the-default-folders"),
-        pytest.param("/work/a/sub/.pi/settings.json", False, id="nested-not-a-folder"),
-        pytest.param("/work/a/package.json", False, id="other-json"),
-        pytest.param("/work/a/../a/.pi/settings.json", True, id="normalized"),
-    ],
-)
-def test_settings_files_of_the_session(path: str, expected: bool) -> None:
-    """Trusted or not: an untrusted project file is what the user is editing."""
-    keys = ["/work/a", "/work/b", None]
-    user = Path("/home/me/.pi/agent/settings.json")
-    assert is_settings_path(path, user, keys) is expected
-
-
-def test_a_symlink_to_a_settings_file_is_that_file(tmp_path: Path) -> None:
-    user = tmp_path / "agent" / "settings.json"
-    user.parent.mkdir()
-    user.write_text("{}")
-    link = tmp_path / "dotfiles.json"
-    link.symlink_to(user)
-    assert is_settings_path(str(link), user, [])
-
 
 # --------------------------------------------------------------------------- the session
 
@@ -631,12 +454,6 @@ async def test_a_file_still_unusable_after_settling_keeps_its_last_content_and_s
 # --------------------------------------------------------------------------- more rules
 
 
-def test_a_file_uri_with_a_host_is_a_network_path() -> None:
-    """``file://server/share/a.md`` names a file on another host (a UNC path), not
-    ``/share/a.md`` on this one."""
-    assert path_of_uri("file://server/share/a.md") == "//server/share/a.md"
-
-
 def test_the_workspace_root_is_the_default_folder_without_folders(tmp_path: Path) -> None:
     session = Session(link=FakeLink())
     session.initialize({}, ClientFeatures(), [], f"{tmp_path}/x/..")
@@ -857,7 +674,7 @@ async def test_each_generation_is_logged_with_its_counts(
 ) -> None:
     write(user_file, {"snippets": {"a": "b", "c": "d", "Bad": "x"}})
     session = make_session(user_file, FakeLink())
-    with caplog.at_level("INFO", logger="pi_snippets_lsp.lsp.session"):
+    with caplog.at_level("INFO", logger="pi_snippets_lsp.settings.live"):
         await session.reload()
     assert "generation 1: 2 snippet(s), 1 warning(s)" in caplog.messages
 
@@ -881,7 +698,7 @@ async def test_a_change_on_disk_is_logged(
     user_file: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     session = make_session(user_file, FakeLink())
-    with caplog.at_level("INFO", logger="pi_snippets_lsp.lsp.session"):
+    with caplog.at_level("INFO", logger="pi_snippets_lsp.settings.live"):
         await session.watcher.on_change()
     assert caplog.messages[0] == "settings file changed on disk; reloading"
 

@@ -4,13 +4,10 @@ docs/agent-frontends.md, "prompt_toolkit". A frontend picks one; the integration
 for the completion at the cursor and for the expansion of a submitted prompt, and never
 applies a snippet rule itself:
 
-- ``InProcessBackend`` calls the in-process API (``complete``, ``expand``) on the
-  configuration ``load_config`` reads, and reads it again when a settings file's stamp
-  changed since the last load. The stamps are looked at on each call (a ``stat`` per
-  file, no thread), and taken *before* reading, so a save that lands during a read is
-  seen by the next call. One ``SettingsFiles`` is kept across loads, as the server keeps
-  one, so a half-written save keeps the file's last good content instead of wiping the
-  snippets.
+- ``InProcessBackend`` calls the in-process API (``complete``, ``expand``) on a live
+  generation of the settings ``load_config`` reads (``settings.live``, the server's
+  reload rules): each call looks at the files' stamps (a ``stat`` per file, no thread)
+  and reads them again when one changed, or when the last read of one failed.
 - ``ClientBackend`` sends the server's requests through a ``SnippetsClient``
   (``textDocument/completion``, ``snippets/expand``); the server watches the settings
   files itself, so a change reaches the next call with no help from here.
@@ -20,17 +17,16 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
 from pi_snippets_lsp.client import SnippetsClient, SnippetsClientError
 from pi_snippets_lsp.core.completion import Suggestions, suggest
-from pi_snippets_lsp.core.config import EMPTY_CONFIG, Config
+from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.core.expansion import expand
 from pi_snippets_lsp.settings.layers import SettingsFiles, load_request
 from pi_snippets_lsp.settings.layers import load_config as load_request_config
-from pi_snippets_lsp.settings.watch import Stamps, take_stamps
+from pi_snippets_lsp.settings.live import ONLY, LiveSettings
 
 log = logging.getLogger(__name__)
 
@@ -74,23 +70,21 @@ class InProcessBackend:
         self.request = load_request(
             settings=settings, project=project, trust_project=trust_project, options=options
         )
-        self._files = SettingsFiles()
-        self._lock = threading.Lock()
-        self._stamps: Stamps | None = None
-        self._config = EMPTY_CONFIG
-        #: How many times the configuration was read (the first read included).
-        self.loads = 0
+        self.live = LiveSettings(self._load, lambda: self.request.files)
+
+    def _load(self, files: SettingsFiles) -> dict[str | None, Config]:
+        return {ONLY: load_request_config(self.request, files)}
+
+    @property
+    def loads(self) -> int:
+        """How many times the configuration was read (the first read included)."""
+        return self.live.number
 
     @property
     def config(self) -> Config:
         """The current generation, read again first if a settings file changed on disk."""
-        with self._lock:
-            stamps = take_stamps(self.request.files)
-            if stamps != self._stamps:
-                self._config = load_request_config(self.request, self._files)
-                self._stamps = stamps
-                self.loads += 1
-            return self._config
+        self.live.refresh()
+        return self.live.config(ONLY)
 
     def complete(self, text_before_cursor: str) -> Suggestions | None:
         return suggest(text_before_cursor, self.config)

@@ -30,13 +30,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from pi_snippets_lsp.settings.watch import MIN_POLL_INTERVAL, raised_interval
+
 MIB: Final = 1024 * 1024
 
 DEFAULT_MAX_CONNECTIONS: Final = 64
 DEFAULT_INITIALIZE_TIMEOUT: Final = 10.0
 DEFAULT_MAX_BODY: Final = 64 * MIB
 DEFAULT_MAX_FOLDERS: Final = 256
-DEFAULT_MIN_POLL_INTERVAL: Final = 0.25
+DEFAULT_MIN_POLL_INTERVAL: Final = MIN_POLL_INTERVAL
 DEFAULT_MAX_UNSENT: Final = 8 * MIB
 DEFAULT_STUCK_TIMEOUT: Final = 30.0
 #: Requests of one connection being worked on at once; the next one is read when one is
@@ -65,9 +67,10 @@ def poll_interval_within(interval: float, minimum: float) -> tuple[float, str | 
     A client asking for a look every microsecond would cost the daemon a core per
     session; a quarter of a second already feels instant after a save.
     """
-    if interval == 0 or interval >= minimum:
+    raised = raised_interval(interval, minimum)
+    if raised == interval:
         return interval, None
-    return minimum, (
+    return raised, (
         f"initializationOptions.pollInterval is at least {minimum:g} seconds, "
         f"not {interval:g}; using {minimum:g}"
     )

@@ -23,9 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, 
 
 from pi_snippets_lsp.core.config import plain_json
 from pi_snippets_lsp.core.documents import ENCODINGS, Encoding
+from pi_snippets_lsp.settings.watch import DEFAULT_POLL_INTERVAL
 
 #: Seconds between looks at the settings files when nothing else watches them.
-DEFAULT_POLL_INTERVAL: Final = 1.0
 #: Server notifications a client may opt in to with ``notifications``.
 OPT_IN_NOTIFICATIONS: Final = frozenset({"snippets/didLoad"})
 

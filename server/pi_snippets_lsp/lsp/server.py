@@ -31,8 +31,9 @@ from pygls.protocol import (
 from pi_snippets_lsp.core.documents import Document, Encoding, Position
 from pi_snippets_lsp.lsp.link import ClientLink
 from pi_snippets_lsp.lsp.lspjson import lsp_json
-from pi_snippets_lsp.lsp.session import MessageKind, ServerFlags, Session, path_of_uri
+from pi_snippets_lsp.lsp.session import MessageKind, ServerFlags, Session
 from pi_snippets_lsp.lsp.translate import JsonText, honest_capabilities
+from pi_snippets_lsp.settings.folders import path_of_uri
 from pi_snippets_lsp.wire.errors import INVALID_REQUEST, SERVER_NOT_INITIALIZED
 from pi_snippets_lsp.wire.framing import frame
 from pi_snippets_lsp.wire.messages import EXPAND, LIST, RELOAD

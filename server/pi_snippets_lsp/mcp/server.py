@@ -56,9 +56,9 @@ from pi_snippets_lsp.mcp.live import (
     LiveSnippets,
     McpFlags,
     changed_names,
-    root_folder,
     snippets_changed,
 )
+from pi_snippets_lsp.settings.folders import root_folder
 from pi_snippets_lsp.wire.version import VERSION
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,6 @@ class SnippetsServer:
         self.min_level: types.LoggingLevel = "debug"
         #: Log messages not yet delivered: (level, text), in order.
         self.pending: list[tuple[types.LoggingLevel, str]] = []
-        self.noted_untrusted: set[str] = set()
         #: The lists of the current generation, built once (a generation never changes):
         #: method -> (the generation it was built from, the answer).
         self.lists: dict[str, tuple[Config, BaseModel]] = {}
@@ -296,20 +295,18 @@ class SnippetsServer:
 
     async def _loaded(self, previous: Config, current: Config) -> None:
         """A new generation: queue its problems, and announce a changed list."""
-        message = current.warning_message()
+        message = self.live.warning
         if message is not None:
             self.pending = [p for p in self.pending if p[0] != "warning"]
             self.pending.append(("warning", message))
-        for path in current.untrusted_project_files:
-            if path not in self.noted_untrusted:
-                self.noted_untrusted.add(path)
-                self.pending.append(
-                    (
-                        "info",
-                        f"{MESSAGE_PREFIX} skipped project settings {path}: the project is not "
-                        "trusted (pass --trust-project to read it)",
-                    )
+        for path in self.live.untrusted:
+            self.pending.append(
+                (
+                    "info",
+                    f"{MESSAGE_PREFIX} skipped project settings {path}: the project is not "
+                    "trusted (pass --trust-project to read it)",
                 )
+            )
         await self._deliver_on_session()
         if snippets_changed(previous, current):
             await self._announce_change(changed_names(previous, current))

@@ -24,7 +24,7 @@ from pi_snippets_lsp.core.hover import LineMarker, marker_on_line
 from pi_snippets_lsp.core.snippet import Snippet
 from pi_snippets_lsp.lsp.offload import off_loop
 from pi_snippets_lsp.lsp.server import SnippetsServer
-from pi_snippets_lsp.lsp.session import path_of_uri
+from pi_snippets_lsp.settings.folders import path_of_uri
 from pi_snippets_lsp.settings.overlay import read_text
 from pi_snippets_lsp.wire.messages import InvalidParams, parse_params
 

@@ -11,8 +11,8 @@ from lsprotocol import types
 
 from pi_snippets_lsp.lsp import translate
 from pi_snippets_lsp.lsp.server import SnippetsServer, WorkspaceEvent
-from pi_snippets_lsp.lsp.session import path_of_uri
 from pi_snippets_lsp.settings.diagnostics import settings_diagnostics
+from pi_snippets_lsp.settings.folders import path_of_uri
 
 
 def register(server: SnippetsServer) -> None:
