@@ -109,3 +109,34 @@ def test_the_readme_names_the_mcp_server_for_the_registry() -> None:
     and the server's name (how it checks that the publisher owns the package)."""
     name = json.loads((REPO / "server.json").read_text(encoding="utf-8"))["name"]
     assert f"mcp-name: {name}" in README
+
+
+#: An install line that only works from a checkout: a path where the name should be.
+FROM_A_CHECKOUT = re.compile(
+    r"(?:pip|pipx|uv tool|llm) install\s+(?:--\S+\s+)*['\"]?"
+    r"(?:/path/to|\.\./|~/|/\S*pi-snippets-lsp)"
+)
+
+
+def test_every_install_line_a_user_reads_works_from_a_registry() -> None:
+    """README, docs, the editors' guides and messages, the integrations' docstrings and the
+    command's errors install by name (``pipx install pi-snippets-lsp``), never from a
+    path that only a checkout has."""
+    places = [
+        REPO / "README.md",
+        *sorted((REPO / "docs").glob("*.md")),
+        *sorted((REPO / "editors").glob("*/README.md")),
+        REPO / "editors/zed/extension/src/lib.rs",
+        REPO / "editors/nvim/lua/pi_snippets/health.lua",
+        *sorted((REPO / "server/pi_snippets_lsp").rglob("*.py")),
+    ]
+    found = [
+        f"{path.relative_to(REPO)}: {match.group(0)}"
+        for path in places
+        for match in FROM_A_CHECKOUT.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+    assert FROM_A_CHECKOUT.search("pipx install /path/to/pi-snippets-lsp")
+    assert FROM_A_CHECKOUT.search("pip install '/path/to/pi-snippets-lsp[prompt-toolkit]'")
+    assert FROM_A_CHECKOUT.search("llm install /path/to/pi-snippets-lsp")
+    assert not FROM_A_CHECKOUT.search("pipx install pi-snippets-lsp")
