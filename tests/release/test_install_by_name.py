@@ -369,18 +369,22 @@ def test_uvx_runs_it_without_installing(user: User) -> None:
 
 
 def test_the_sdist_installs_too(index: Index, user: User) -> None:
-    """A platform without the wheel (or a user who asks) builds from the sdist."""
+    """A platform without the wheel (or a packager who asks) builds from the sdist: uv
+    takes it from the same index, builds it with its declared backend, and installs it."""
     venv = user.root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=TIMEOUT_S)
-    done = subprocess.run(
-        [str(venv / "bin/python"), "-m", "pip", "install", "--quiet",
+    for command in (
+        ["uv", "venv", "--quiet", str(venv)],
+        ["uv", "pip", "install", "--quiet", "--python", str(venv / "bin/python"),
          "--no-binary", "pi-snippets-lsp", "pi-snippets-lsp"],
-        capture_output=True,
-        timeout=TIMEOUT_S,
-        check=False,
-        env=user.env,
-        cwd=user.root,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
+    ):  # fmt: skip
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            timeout=TIMEOUT_S,
+            check=False,
+            env=user.env,
+            cwd=user.root,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
     check_is_this_checkout(_site_packages(venv))
     check_expand(user, [str(venv / "bin/pi-snippets-lsp")])
