@@ -4,6 +4,9 @@
 # `check` and one `expand` on the example settings. What a user installs is what we test.
 #
 #   bash scripts/check-package.sh [python]     (default: .venv/bin/python; needs `build`, `twine`)
+#
+# PI_SNIPPETS_DIST=DIR keeps the checked sdist and wheel in DIR: the release workflow
+# (.github/workflows/release.yml) publishes exactly the files this script built and checked.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,6 +28,12 @@ wheel=("$out"/dist/*.whl)
 
 log "twine check --strict"
 "$py" -m twine check --strict "${sdist[0]}" "${wheel[0]}"
+# (the script still fails, and so the release, if a later check does)
+if [[ -n "${PI_SNIPPETS_DIST:-}" ]]; then
+    mkdir -p "$PI_SNIPPETS_DIST"
+    cp "${sdist[0]}" "${wheel[0]}" "$PI_SNIPPETS_DIST/"
+    log "kept in $PI_SNIPPETS_DIST"
+fi
 
 log "the wheel holds the package, its subpackages and py.typed, and no tests"
 "$py" - "${wheel[0]}" <<'PY'

@@ -1,4 +1,4 @@
-"""How big each measure runs: ``FULL`` is the README's table, ``QUICK`` a smoke run."""
+"""How big each measure runs: ``FULL`` is docs/speed.md's table, ``QUICK`` a smoke run."""
 
 from __future__ import annotations
 

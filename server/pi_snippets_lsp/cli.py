@@ -223,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the snippets to MCP agents on stdio (needs pi-snippets-lsp[mcp])",
         description="Serve the snippets as a Model Context Protocol server on stdin/stdout: "
         "one prompt and one snippet:// resource per snippet, and the tools expand_snippets, "
-        "list_snippets, get_snippet. See docs/mcp.md.",
+        "list_snippets, get_snippet. docs/mcp.md of https://github.com/pi-snippets/pi-snippets-lsp",
     )
     _add_settings_options(mcp_cmd, sub=True)
     mcp_cmd.add_argument(

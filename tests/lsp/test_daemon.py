@@ -1,5 +1,5 @@
 """``--tcp`` / ``--ws``: one process, a session per connection (docs/lsp.md, "Command
-line"; README, "Reliability").
+line"; docs/reliability.md).
 
 Sessions run concurrently and never see each other's messages; a connection that ends,
 however it ends, ends only its own session; a signal ends the daemon with status 0.
@@ -225,5 +225,7 @@ def test_ws_without_websockets_says_what_to_install(tmp_path: Path) -> None:
     )
     assert proc.returncode != 0
     assert 'pip install "pi-snippets-lsp[ws]"' in proc.stderr
+    # A pipx install has no pip in its venv: pipx adds the extra.
+    assert 'pipx inject pi-snippets-lsp "pi-snippets-lsp[ws]"' in proc.stderr
     assert "pygls[ws]" not in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -1,5 +1,5 @@
 """Who may connect to the daemon (docs/lsp.md, "Daemon: who may connect, and what one
-client may cost"; README, "Reliability", "Security").
+client may cost"; docs/reliability.md, docs/security.md).
 
 Tried as an attacker would: another local user (a child process that becomes uid 65534,
 the tests run as root), a client without the token, a web page (a raw WebSocket

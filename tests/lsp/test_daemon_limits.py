@@ -1,5 +1,5 @@
 """What one client may cost the daemon (docs/lsp.md, "Daemon: who may connect, and what
-one client may cost"; README, "Reliability").
+one client may cost"; docs/reliability.md).
 
 Memory is read from ``/proc/PID/status`` (the daemon's resident set); no test asserts a
 time: what a limit must do is observed (a connection closed, a warning sent, another

@@ -1,6 +1,6 @@
 """The settings file is read safely and written whole or not at all (docs/lsp.md, "Daemon:
-who may connect, and what one client may cost", "Writing settings files"; README,
-"Reliability").
+who may connect, and what one client may cost", "Writing settings files";
+docs/reliability.md).
 
 Found by attacking the old server: a definition that raced a FIFO swapped in for the
 settings file wedged every worker thread; "save as snippet" with a lone surrogate left a

@@ -1,5 +1,5 @@
-"""Signals (docs/lsp.md, "Daemon: who may connect, and what one client may cost"; README,
-"Reliability"): SIGTERM and SIGINT end the process whatever the clients do, SIGHUP
+"""Signals (docs/lsp.md, "Daemon: who may connect, and what one client may cost";
+docs/reliability.md): SIGTERM and SIGINT end the process whatever the clients do, SIGHUP
 reloads every session's settings.
 
 A process that does not end fails the wait (``STUCK`` seconds, far more than the 2 the

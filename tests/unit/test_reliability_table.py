@@ -1,5 +1,6 @@
-"""README's "Reliability" table names the tests that prove each guarantee: every test it
-names must exist, so the table cannot point at a test that was renamed or removed."""
+"""The tables of docs/reliability.md and docs/security.md name the tests that prove each
+guarantee: every test they name must exist, so a table cannot point at a test that was
+renamed or removed."""
 
 from __future__ import annotations
 
@@ -9,17 +10,17 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-README = REPO / "README.md"
+RELIABILITY = REPO / "docs" / "reliability.md"
+SECURITY = REPO / "docs" / "security.md"
 #: `tests/x.py::name` or `tests/x.py` in a row; `::name` alone continues the last file.
 REFERENCE = re.compile(r"`(tests/[\w/]+\.py)?(?:::([\w*]+))?`")
 
 
 def reliability_rows() -> list[str]:
-    """The rows of every table in the section (its "Security" part included), without
-    the header rows (a header is the row right above a ``| --- |`` line)."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Reliability", 1)[1].split("\n## ", 1)[0]
-    lines = section.splitlines()
+    """The rows of every table of both pages, without the header rows (a header is the
+    row right above a ``| --- |`` line)."""
+    text = RELIABILITY.read_text(encoding="utf-8") + "\n" + SECURITY.read_text(encoding="utf-8")
+    lines = text.splitlines()
     rows = []
     for i, line in enumerate(lines):
         is_header = i + 1 < len(lines) and lines[i + 1].startswith("| ---")
@@ -29,8 +30,7 @@ def reliability_rows() -> list[str]:
 
 
 def security_rows() -> list[str]:
-    section = README.read_text(encoding="utf-8").split("## Reliability", 1)[1]
-    security = section.split("\n## ", 1)[0].split("### Security", 1)[1]
+    security = SECURITY.read_text(encoding="utf-8")
     return [line for line in security.splitlines() if line.startswith("| ")][2:]
 
 

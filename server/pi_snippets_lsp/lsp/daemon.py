@@ -120,7 +120,11 @@ class Daemon:
             try:
                 websockets = importlib.import_module("websockets.asyncio.server")
             except ImportError:
-                return _fail(f'--ws needs the websockets package: pip install "{WS_EXTRA}"', 2)
+                return _fail(
+                    f'--ws needs the websockets package: pip install "{WS_EXTRA}" '
+                    f'(a pipx install: pipx inject pi-snippets-lsp "{WS_EXTRA}")',
+                    2,
+                )
         try:
             self._prepare()
         except (UnsafeFolderError, OSError) as exc:

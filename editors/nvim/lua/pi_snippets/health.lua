@@ -26,7 +26,7 @@ function M.check()
       health.error(
         ('server command %q is not executable'):format(cmd[1]),
         {
-          'pip install /path/to/pi-snippets-lsp (or pipx install /path/to/pi-snippets-lsp)',
+          'pipx install pi-snippets-lsp (or uv tool install pi-snippets-lsp)',
           "or vim.lsp.config('pi_snippets', { cmd = { '/path/to/pi-snippets-lsp' } })",
         }
       )

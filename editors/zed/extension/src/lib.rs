@@ -40,7 +40,7 @@ impl zed::Extension for PiSnippetsExtension {
             Some(path) => path,
             None => worktree.which(EXECUTABLE).ok_or_else(|| {
                 format!(
-                    "{EXECUTABLE} not found on PATH: install it (pip install pi-snippets-lsp) \
+                    "{EXECUTABLE} not found on PATH: install it (pipx install pi-snippets-lsp) \
                      or set lsp.{SERVER_ID}.binary.path in settings.json"
                 )
             })?,
