@@ -55,12 +55,14 @@ CONNECTION_CLOSED: Final = -32000
 REQUEST_TIMEOUT: Final = -32001
 
 #: A ``\\uD800``-``\\uDFFF`` escape: only a line holding one can decode to a lone
-#: surrogate (raw bytes are read as strict UTF-8).
-_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: surrogate (raw bytes are read as strict UTF-8). Compiled on first use, as the next
+#: pattern: neither is on the path to the first answers.
+_SURROGATE_ESCAPE: Final = r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
 #: The ``id`` of a line that starts like a request: ``{`` then, at most, simple
 #: ``jsonrpc`` and ``method`` members, then ``"id"``. Only ever a top-level member.
-_LEADING_ID: Final = re.compile(
-    rb'\A\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*\s*"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,200}")\s*[,}]'
+_LEADING_ID: Final = (
+    rb'\A\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*'
+    rb'\s*"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,200}")\s*[,}]'
 )
 
 Id = int | str
@@ -180,7 +182,7 @@ def parse_line(line: bytes) -> dict[str, Any] | Rejection | None:
         return Rejection(INVALID_REQUEST, "Invalid request: a method is a string", msg_id, has_id)
     if not is_request and not has_id:
         return Rejection(INVALID_REQUEST, "Invalid request: neither a method nor an id")
-    if _SURROGATE_ESCAPE.search(text):
+    if "\\u" in text and re.search(_SURROGATE_ESCAPE, text):
         where = lone_surrogate_at(value)
         if where is not None:
             return Rejection(
@@ -195,7 +197,7 @@ def parse_line(line: bytes) -> dict[str, Any] | Rejection | None:
 
 def leading_id(head: bytes) -> Id | None:
     """The id of a line that starts like a request (``head``: its first bytes)."""
-    found = _LEADING_ID.match(head)
+    found = re.match(_LEADING_ID, head)
     if found is None:
         return None
     value = json.loads(found.group(1))
