@@ -24,6 +24,7 @@ first load, so the first ``prompts/list`` already has them. Then:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -66,6 +67,8 @@ log = logging.getLogger(__name__)
 _OFF_LOOP_CHARS: Final = 64 * 1024
 #: Seconds a client has to answer ``roots/list``.
 _ROOTS_TIMEOUT: Final = 10.0
+#: Seconds the lines already sent have to be written when the session ends.
+_DRAIN_TIMEOUT: Final = 1.0
 #: Seconds the requests still running when stdin ends have to finish (their answers
 #: may still be read: ``printf '...' | pi-snippets-lsp mcp``).
 _EOF_GRACE: Final = 5.0
@@ -153,13 +156,19 @@ class McpSession:
         LineReader(
             self.loop, sys.stdin.fileno(), self.max_line, self._line, self._too_long, self._eof
         ).start()
-        await self.live.reload()
-        self.first_load.set()
+        try:
+            await self.live.reload()
+        finally:  # even a load that could not run answers the waiting requests
+            self.first_load.set()
         self.live.start()
         try:
             await self.stopped.wait()
         finally:
             self.live.stop()
+        # What was sent before the end is written before the process exits (a client
+        # that stopped reading gets a moment, not forever).
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.writer.send_bytes(b""), _DRAIN_TIMEOUT)
 
     def stop(self) -> None:
         self.stopped.set()
