@@ -15,6 +15,7 @@ from pi_snippets_lsp.mcp.jsonrpc import (
     Rejection,
     RpcError,
     encode,
+    encode_large,
     leading_id,
     lone_surrogate_at,
     parse_line,
@@ -140,6 +141,19 @@ def test_the_id_of_a_refused_line(head: bytes, expected: object) -> None:
 def test_an_answer_with_a_lone_surrogate_still_encodes() -> None:
     assert encode({"a": "é"}) == '{"a":"é"}\n'.encode()
     assert encode({"a": "\ud800"}) == b'{"a":"\\ud800"}\n'
+
+
+def test_a_long_answer_encodes_each_long_text_once_and_the_same() -> None:
+    text = 'é"\n' * 40_000
+    other = "x" * 70_000
+    message = {
+        "id": 1,
+        "result": {"content": [{"text": text}], "structured": {"text": text, "o": other}},
+        "short": "s",
+    }
+    assert encode_large(message) == encode(message)
+    assert encode_large({"a": "short"}) == encode({"a": "short"})
+    assert encode_large({"a": "\ud800" * 70_000}) == encode({"a": "\ud800" * 70_000})
 
 
 def read_lines(data: list[bytes], max_line: int) -> list[tuple[str, bytes]]:

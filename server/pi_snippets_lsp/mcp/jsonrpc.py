@@ -214,6 +214,46 @@ def encode(message: dict[str, Any]) -> bytes:
         return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
 
 
+#: A string at least this long is encoded once however often an answer holds it
+#: (``encode_large``).
+_LARGE_STRING: Final = 64 * 1024
+
+
+def encode_large(message: dict[str, Any]) -> bytes:
+    """``encode(message)`` for an answer that holds long texts, often twice (a tool's
+    text content and its structured content): each distinct long string is encoded
+    once and spliced in."""
+    large: dict[int, str] = {}
+    token = os.urandom(8).hex()
+
+    def swap(value: object) -> object:
+        if isinstance(value, str):
+            if len(value) < _LARGE_STRING:
+                return value
+            large.setdefault(id(value), value)
+            return f"{token}:{id(value)}:{token}"
+        if isinstance(value, dict):
+            return {key: swap(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [swap(item) for item in value]
+        return value
+
+    skeleton = encode(swap(message))  # type: ignore[arg-type]
+    if not large:
+        return skeleton
+    encoded = {key: encode_value(text) for key, text in large.items()}
+    parts = re.split(rb'"%s:([0-9]+):%s"' % (token.encode(), token.encode()), skeleton)
+    return b"".join(encoded[int(part)] if index % 2 else part for index, part in enumerate(parts))
+
+
+def encode_value(value: str) -> bytes:
+    """One JSON string, as ``encode`` writes it."""
+    try:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value).encode("ascii")
+
+
 # --------------------------------------------------------------------------- the threads
 
 
