@@ -328,6 +328,13 @@ def _check_completion(method: str, params: Mapping[str, Any]) -> None:
         _strings(method, context["arguments"], "context.arguments")
 
 
+def text_size(params: Mapping[str, Any]) -> int:
+    """The length of the text a request carries (``prompts/get``'s and a tool's)."""
+    arguments = params.get("arguments")
+    text = arguments.get("text") if isinstance(arguments, Mapping) else None
+    return len(text) if isinstance(text, str) else 0
+
+
 def listen_filter(params: Mapping[str, Any]) -> dict[str, object]:
     """The part of a ``subscriptions/listen`` filter the server honors (all of it:
     whether an event ever fires depends on what changes); false flags and an empty

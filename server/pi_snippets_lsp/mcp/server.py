@@ -346,7 +346,7 @@ class McpSession:
             "id": id_,
             "result": protocol.shape_result(method, modern, result, SERVER_INFO),
         }
-        if _text_size(params) > _OFF_LOOP_CHARS:  # a long answer: encoded off the loop too
+        if protocol.text_size(params) > _OFF_LOOP_CHARS:  # a long answer: encoded off the loop too
             return await asyncio.to_thread(encode_large, response)
         return encode(response)
 
@@ -394,7 +394,8 @@ class McpSession:
     async def _get_prompt(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
         config, arguments = self.config, params.get("arguments") or {}
         return await _off_loop(
-            lambda: answers.get_prompt(config, params["name"], arguments), _text_size(params)
+            lambda: answers.get_prompt(config, params["name"], arguments),
+            protocol.text_size(params),
         )
 
     async def _read_resource(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
@@ -402,7 +403,7 @@ class McpSession:
         return await _off_loop(lambda: answers.read_resource(config, params["uri"]))
 
     async def _call_tool(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
-        config, arguments, size = self.config, params.get("arguments"), _text_size(params)
+        config, arguments, size = self.config, params.get("arguments"), protocol.text_size(params)
         return await _off_loop(lambda: answers.call_tool(config, params["name"], arguments), size)
 
     async def _complete(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
@@ -556,13 +557,6 @@ class McpSession:
         self.pending = [p for p in self.pending if p not in deliver]
         for level, text in deliver:
             await self._notify("notifications/message", _log_params(level, text))
-
-
-def _text_size(params: Mapping[str, Any]) -> int:
-    """The length of the text a request carries (``prompts/get``'s and a tool's)."""
-    arguments = params.get("arguments")
-    text = arguments.get("text") if isinstance(arguments, Mapping) else None
-    return len(text) if isinstance(text, str) else 0
 
 
 def _log_params(level: str, text: str) -> dict[str, object]:
