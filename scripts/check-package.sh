@@ -70,10 +70,11 @@ expanded="$(printf 'Please %%use-mcp.' | "$out/venv/bin/pi-snippets-lsp" expand 
     log "unexpected expansion: $expanded"
     exit 1
 }
-log "the core install has no MCP SDK: the mcp command says what to install"
-if "$out/venv/bin/pi-snippets-lsp" mcp </dev/null 2>"$out/mcp.txt"; then
-    log "pi-snippets-lsp mcp ran without the mcp extra"
-    exit 1
-fi
-grep -qF "pip install 'pi-snippets-lsp[mcp]'" "$out/mcp.txt" || { cat "$out/mcp.txt" >&2; exit 1; }
+log "the core install serves MCP (no SDK needed): initialize and prompts/list"
+printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"check","version":"0"}}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+    '{"jsonrpc":"2.0","id":2,"method":"prompts/list"}' |
+    "$out/venv/bin/pi-snippets-lsp" mcp --settings examples/settings.json >"$out/mcp.txt"
+grep -qF '"name":"use-mcp"' "$out/mcp.txt" || { cat "$out/mcp.txt" >&2; exit 1; }
 log "ok: $(basename "${sdist[0]}"), $(basename "${wheel[0]}")"

@@ -29,7 +29,8 @@ JSON results):
 - ``mcp`` (``mcp.py``): ``pi-snippets-lsp mcp`` over stdio, rows with targets beside the
   LSP server in the same run (``prompts/get`` beside the LSP floor, ``prompts/list`` at
   1,000 snippets beside the LSP at the same answer size, ``tools/call expand_snippets``
-  of 1 MiB beside ``snippets/expand``) and start-up;
+  of 1 MiB beside ``snippets/expand``, spawn to the first ``prompts/list`` on three
+  settings shapes beside ``python3 -c pass`` and the MCP SDK's import) and start-up;
 - ``daemon`` (``daemon.py``, ``sessions.py``): what one client may cost the daemon, rows
   with targets (50 sessions' throughput beside one's, an idle session's RSS, the RSS left
   by 1,000 sessions, semantic tokens of 4 MB and another session's latency meanwhile),

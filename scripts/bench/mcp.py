@@ -24,7 +24,15 @@ whether the target held in this run):
 - ``mcp_expand``: ``tools/call expand_snippets`` of 1 MiB of prose (a marker per ~100
   words), end to end, at most 2x the LSP server's ``snippets/expand`` of the same text;
 - ``startup``: spawn to ``initialize`` answered, beside the LSP server's; no target (for
-  information: the MCP SDK is imported then).
+  information);
+- ``first_answer``: spawn to the first ``prompts/list`` answered (the client sends
+  ``initialize`` at once, then ``notifications/initialized`` and ``prompts/list`` on its
+  answer, as agents do), on three settings shapes (no settings file, the example
+  settings, 1,000 snippets), each p50 beside ``python3 -c pass`` and
+  ``python -c "import mcp.server.lowlevel"`` (the official SDK's server, whose import
+  alone kept the server from answering in time) spawned in turn with it; at most 0.15x
+  that import, for the worst shape. Agents wait for a server only briefly: Gemini CLI
+  offers the prompts of the servers that answered within about 0.1 s.
 
 A latency runs from the write of the request (already encoded) to the arrival of the
 chunk that completed its answer, stamped before it is parsed. The LSP server is spoken
@@ -93,27 +101,48 @@ class Sizes:
     get_requests: int
     expand_requests: int
 
+    spawns: int
 
-FULL = Sizes(snippets=1000, text_bytes=MIB, list_requests=50, get_requests=300, expand_requests=25)
-QUICK = Sizes(
-    snippets=50, text_bytes=16 * 1024, list_requests=3, get_requests=10, expand_requests=2
+
+FULL = Sizes(
+    snippets=1000,
+    text_bytes=MIB,
+    list_requests=50,
+    get_requests=300,
+    expand_requests=25,
+    spawns=11,
 )
+QUICK = Sizes(
+    snippets=50,
+    text_bytes=16 * 1024,
+    list_requests=3,
+    get_requests=10,
+    expand_requests=2,
+    spawns=1,
+)
+#: Spawn to the first ``prompts/list`` answer, at most this share of the SDK's import.
+FIRST_ANSWER_TARGET = 0.15
+#: The SDK import the first answer is measured beside.
+SDK_IMPORT = "import mcp.server.lowlevel"
+#: How many snippets the largest start-up shape holds.
+STARTUP_SNIPPETS = 1000
 
 
 class McpServer:
     """``pi-snippets-lsp mcp`` with ``settings``, spoken to over stdio as a plain client:
     one request at a time, JSON-RPC messages one per line."""
 
-    def __init__(self, work: Path, settings: Path) -> None:
-        self._log = (work / "server-mcp.log").open("wb")
+    def __init__(self, work: Path, settings: Path | None, agent: Path | None = None) -> None:
+        self._log = (work / "server-mcp.log").open("ab")
         self.started = time.perf_counter()
+        chosen = [] if settings is None else ["--settings", str(settings)]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pi_snippets_lsp", "mcp", "--settings", str(settings)],
+            [sys.executable, "-m", "pi_snippets_lsp", "mcp", *chosen],
             cwd=work,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,
-            env={**os.environ, "PI_CODING_AGENT_DIR": str(work)},
+            env={**os.environ, "PI_CODING_AGENT_DIR": str(agent or work)},
         )
         self._next_id = 0
         #: (arrival of the chunk that completed it, the line), or None at the end.
@@ -187,6 +216,95 @@ class McpServer:
             self.proc.kill()
             self.proc.wait()
         self._log.close()
+
+
+INITIALIZE = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "pi-snippets-bench", "version": "0"},
+}
+
+
+def first_answer(work: Path, settings: Path | None) -> tuple[float, float, int]:
+    """One spawn of the server: (spawn to ``initialize`` answered, spawn to the first
+    ``prompts/list`` answered, the prompts listed)."""
+    agent = work / "startup-agent"  # no settings.json in it: the shape without a file
+    agent.mkdir(exist_ok=True)
+    server = McpServer(work, settings, agent)
+    try:
+        server.timed("initialize", INITIALIZE)
+        initialized = time.perf_counter() - server.started
+        server.notify("notifications/initialized", {})
+        result, _, _ = server.timed("prompts/list", {})
+        listed = time.perf_counter() - server.started
+    finally:
+        server.close()
+    return initialized, listed, len(result["prompts"])
+
+
+def spawn_seconds(code: str) -> float:
+    """Spawn to exit of ``python -c CODE`` (this interpreter, this environment)."""
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, stdin=subprocess.DEVNULL)
+    return time.perf_counter() - began
+
+
+def startup_shapes(work: Path) -> dict[str, Path | None]:
+    """The settings the start-up is measured on: none, the example, 1,000 snippets."""
+    many = work / "startup-1000.json"
+    write_settings(many, snippet_table("words", STARTUP_SNIPPETS, VALUE_CHARS, SEED + 3))
+    return {
+        "no settings file": None,
+        "examples/settings.json": REPO / "examples" / "settings.json",
+        f"{STARTUP_SNIPPETS:,} snippets": many,
+    }
+
+
+def first_answer_row(sizes: Sizes, work: Path) -> Row:
+    """Spawn to the first ``prompts/list`` answer on each shape, each spawn in turn with
+    ``python3 -c pass`` and the SDK's import, so a burst of load falls on all three."""
+    shapes = startup_shapes(work)
+    times: dict[str, dict[str, list[float]]] = {
+        name: {"initialize": [], "prompts_list": [], "pass": [], "sdk": []} for name in shapes
+    }
+    counts: dict[str, int] = {}
+    for _ in range(sizes.spawns):
+        for name, settings in shapes.items():
+            initialized, listed, counts[name] = first_answer(work, settings)
+            times[name]["initialize"].append(initialized)
+            times[name]["prompts_list"].append(listed)
+            times[name]["pass"].append(spawn_seconds("pass"))
+            times[name]["sdk"].append(spawn_seconds(SDK_IMPORT))
+    details: dict[str, Any] = {"spawns_per_shape": sizes.spawns, "shapes": {}}
+    worst_name, worst_ratio = "", -1.0
+    for name, measured in times.items():
+        sdk = p50(measured["sdk"])
+        ratio = p50(measured["prompts_list"]) / sdk
+        details["shapes"][name] = {
+            "prompts": counts[name],
+            "initialize_p50_ms": ms(p50(measured["initialize"])),
+            "prompts_list_p50_ms": ms(p50(measured["prompts_list"])),
+            "python_pass_p50_ms": ms(p50(measured["pass"])),
+            "sdk_import_p50_ms": ms(sdk),
+            "ratio_to_sdk_import": round(ratio, 3),
+        }
+        if ratio > worst_ratio:
+            worst_name, worst_ratio = name, ratio
+    worst = details["shapes"][worst_name]
+    details["worst_shape"] = worst_name
+    return Row(
+        id="first_answer",
+        what=f"MCP server: spawn to the first `prompts/list` answered ({worst_name}; "
+        f"`initialize` at {number(worst['initialize_p50_ms'])} ms)",
+        value=worst["prompts_list_p50_ms"],
+        unit="ms",
+        reference=f"`python3 -c pass` {number(worst['python_pass_p50_ms'])} ms; "
+        f'`python -c "{SDK_IMPORT}"` {number(worst["sdk_import_p50_ms"])} ms '
+        f"({worst_ratio:.3f}x)",
+        target=f"p50 <= {FIRST_ANSWER_TARGET:g}x the SDK's import, every shape",
+        met=worst_ratio <= FIRST_ANSWER_TARGET,
+        details=details,
+    )
 
 
 def shown(seconds: float) -> str:
@@ -381,9 +499,7 @@ def measure(sizes: Sizes, work: Path) -> list[Row]:
     mcp = McpServer(work, settings)
     lsp: BenchServer | None = None
     try:
-        client = {"name": "pi-snippets-bench", "version": "0"}
-        params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}
-        mcp.timed("initialize", params)
+        mcp.timed("initialize", INITIALIZE)
         mcp_startup = time.perf_counter() - mcp.started
         mcp.notify("notifications/initialized", {})
         lsp = BenchServer(work, settings, "lsp")
@@ -398,7 +514,7 @@ def measure(sizes: Sizes, work: Path) -> list[Row]:
         mcp.close()
         if lsp is not None:
             lsp.close()
-    return rows
+    return [first_answer_row(sizes, work), *rows]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

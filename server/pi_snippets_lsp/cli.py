@@ -220,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("schema", help="print the JSON schema of the piSimpleSnippets settings")
     mcp_cmd = commands.add_parser(
         "mcp",
-        help="serve the snippets to MCP agents on stdio (needs pi-snippets-lsp[mcp])",
+        help="serve the snippets to MCP agents on stdio",
         description="Serve the snippets as a Model Context Protocol server on stdin/stdout: "
         "one prompt and one snippet:// resource per snippet, and the tools expand_snippets, "
         "list_snippets, get_snippet. docs/mcp.md of https://github.com/pi-snippets/pi-snippets-lsp",
@@ -233,6 +233,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="seconds between looks at the settings files (default 1; at least 0.25; "
         "0 stops watching)",
+    )
+    mcp_cmd.add_argument(
+        "--max-message-size",
+        type=_positive(int),
+        default=argparse.SUPPRESS,
+        metavar="BYTES",
+        help="the longest message line; a longer one is refused (default 64 MiB)",
     )
     return parser
 
@@ -338,23 +345,17 @@ def run_schema() -> int:
 
 
 def run_mcp(args: argparse.Namespace) -> int:
-    """``mcp``: the MCP server, whose SDK is an optional extra (imported only here)."""
-    try:
-        from pi_snippets_lsp.mcp.server import serve  # noqa: PLC0415 (the optional extra)
-    except ImportError as exc:
-        print(
-            f"pi-snippets-lsp: the mcp command needs the MCP SDK ({exc.name or exc}): "
-            "pip install 'pi-snippets-lsp[mcp]'",
-            file=sys.stderr,
-        )
-        return 2
+    """``mcp``: the MCP server (standard library only: no protocol SDK to import)."""
+    from pi_snippets_lsp.mcp.server import serve  # noqa: PLC0415 (only this command needs it)
+
     return serve(
         McpFlags(
             settings=args.settings,
             project=args.project,
             trust_project=args.trust_project,
             poll_interval=max(args.poll_interval, 0.0),
-        )
+        ),
+        max_line=args.max_message_size,
     )
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mcp", reason="the MCP tests need the extra pi-snippets-lsp[mcp]")
+pytest.importorskip("mcp", reason="the MCP tests need the official SDK (extra [test])")
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, "-m", "pi_snippets_lsp", "mcp"]

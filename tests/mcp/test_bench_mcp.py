@@ -14,7 +14,7 @@ from pathlib import Path
 from .conftest import REPO
 
 #: The rows with a target, and the one for information (no target: ``met`` is None).
-TARGETED = {"prompts_list", "prompts_get", "mcp_expand"}
+TARGETED = {"prompts_list", "prompts_get", "mcp_expand", "first_answer"}
 ROWS = {*TARGETED, "startup"}
 FIELDS = {"id", "what", "value", "unit", "reference", "target", "met", "details"}
 
@@ -48,4 +48,11 @@ def test_the_quick_mcp_bench_runs_every_measure(tmp_path: Path) -> None:
     assert "p99_ms" in rows["prompts_get"]["details"]
     assert rows["prompts_list"]["details"]["answer_bytes"] > 0
     assert rows["mcp_expand"]["details"]["lsp_p50_ms"] > 0
+    # The first answer on each settings shape, beside `python -c pass` and the SDK's import.
+    shapes = rows["first_answer"]["details"]["shapes"]
+    assert set(shapes) == {"no settings file", "examples/settings.json", "1,000 snippets"}
+    assert shapes["1,000 snippets"]["prompts"] == 1000
+    for shape in shapes.values():
+        assert shape["python_pass_p50_ms"] > 0 and shape["sdk_import_p50_ms"] > 0
+        assert shape["initialize_p50_ms"] <= shape["prompts_list_p50_ms"]
     assert "| what | measured | reference | target | met |" in done.stdout

@@ -35,6 +35,7 @@ class Lines:
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **popen
         )
         self.next_id = 0
+        self.buffer = b""
 
     def send(self, message: dict[str, object]) -> None:
         assert self.process.stdin is not None
@@ -45,16 +46,21 @@ class Lines:
         self.next_id += 1
         self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
         assert self.process.stdout is not None
+        out = self.process.stdout.fileno()
         deadline = time.monotonic() + PATIENCE
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.process.stdout], [], [], 0.5)
-            if not ready:
+            line, newline, rest = self.buffer.partition(b"\n")
+            if newline:
+                self.buffer = rest
+                message = json.loads(line)
+                if message.get("id") == self.next_id:
+                    return message["result"]
                 continue
-            line = self.process.stdout.readline()
-            assert line, "the server closed its output"
-            message = json.loads(line)
-            if message.get("id") == self.next_id:
-                return message["result"]
+            ready, _, _ = select.select([out], [], [], 0.5)
+            if ready:
+                chunk = os.read(out, 65536)
+                assert chunk, "the server closed its output"
+                self.buffer += chunk
         raise AssertionError(f"no answer to {method} in {PATIENCE} s")
 
     def close(self) -> None:

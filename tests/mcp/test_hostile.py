@@ -148,9 +148,9 @@ async def test_half_written_saves_during_prompts_list_keep_the_last_good_list(
 class Raw:
     """The server as a process, spoken to in raw JSON lines."""
 
-    def __init__(self, setup: Setup, read: bool = True) -> None:
+    def __init__(self, setup: Setup, *extra: str, read: bool = True) -> None:
         self.proc = subprocess.Popen(
-            setup.command(),
+            setup.command(*extra),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -268,5 +268,128 @@ def test_a_signal_ends_the_server_even_with_a_client_that_stopped_reading(
         assert raw.proc.poll() is None
         raw.proc.send_signal(signum)
         assert raw.proc.wait(timeout=PATIENCE) == 0
+    finally:
+        raw.close()
+
+
+# --------------------------------------------------------------------------- lone surrogates
+
+#: A lone surrogate escape, as JSON text: valid JSON, no Unicode text.
+LONE = "\\ud800"
+
+
+@pytest.mark.parametrize(
+    ("where", "line"),
+    [
+        pytest.param(
+            "params.name",
+            '{"jsonrpc":"2.0","id":9,"method":"prompts/get","params":{"name":"re%sview"}}',
+            id="prompt-name",
+        ),
+        pytest.param(
+            "params.arguments.text",
+            '{"jsonrpc":"2.0","id":9,"method":"prompts/get",'
+            '"params":{"name":"review","arguments":{"text":"x%s"}}}',
+            id="prompt-argument",
+        ),
+        pytest.param(
+            "params.argument.value",
+            '{"jsonrpc":"2.0","id":9,"method":"completion/complete","params":{"ref":'
+            '{"type":"ref/prompt","name":"review"},"argument":{"name":"text","value":"%%re%s"}}}',
+            id="completion-value",
+        ),
+        pytest.param(
+            "params.arguments.text",
+            '{"jsonrpc":"2.0","id":9,"method":"tools/call",'
+            '"params":{"name":"expand_snippets","arguments":{"text":"%%brief %s"}}}',
+            id="tool-argument",
+        ),
+        pytest.param(
+            "params.uri",
+            '{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"snippet://%s"}}',
+            id="resource-uri",
+        ),
+    ],
+)
+def test_a_lone_surrogate_in_a_request_is_invalid_params(
+    setup: Setup, where: str, line: str
+) -> None:
+    raw = Raw(setup)
+    try:
+        raw.initialize()
+        # A notification holding one is dropped (logged), never answered.
+        raw.send(b'{"jsonrpc":"2.0","method":"notifications/roots/list_changed",'
+                 b'"params":{"x":"\\udfff"}}\n')  # fmt: skip
+        raw.send((line % LONE).encode() + b"\n")
+        error = raw.answer(9)["error"]
+        assert error["code"] == -32602  # type: ignore[index]
+        assert "lone surrogate" in error["message"] and where in error["message"]  # type: ignore[index]
+        # A valid pair is text, and the server goes on.
+        raw.request(
+            10, "tools/call", {"name": "expand_snippets", "arguments": {"text": "\U0001f600"}}
+        )
+        assert raw.answer(10)["result"]["structuredContent"]["text"] == "\U0001f600"  # type: ignore[index]
+        assert [line.get("id") for line in raw.lines if "id" in line] == [1, 9, 10]
+    finally:
+        raw.close()
+
+
+# --------------------------------------------------------------------------- long lines
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def test_a_line_past_the_cap_is_refused_its_memory_released_and_the_next_answered(
+    setup: Setup,
+) -> None:
+    cap = 1024 * 1024
+    raw = Raw(setup, "--max-message-size", str(cap))
+    try:
+        raw.initialize()
+        raw.request(2, "prompts/list", {})
+        raw.answer(2)
+        before = rss_kib(raw.proc.pid)
+        # A request whose line never ends: 64 times the cap, in pieces.
+        raw.send(b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":'
+                 b'"expand_snippets","arguments":{"text":"')  # fmt: skip
+        piece = b"x" * (cap // 4)
+        for _ in range(256):
+            raw.send(piece)
+        error = raw.answer(7)["error"]
+        assert error["code"] == -32600  # type: ignore[index]
+        assert str(cap) in error["message"]  # type: ignore[index]
+        assert (rss_kib(raw.proc.pid) - before) < 16 * 1024  # never buffered whole
+        raw.send(b'"}}}\n')  # its end: still the refused line
+        raw.request(8, "tools/call", {"name": "expand_snippets", "arguments": {"text": "%brief"}})
+        assert raw.answer(8)["result"]["structuredContent"]["text"] == SNIPPETS["brief"]  # type: ignore[index]
+        # A line past the cap that does not start like a request: refused with id null.
+        raw.send(b"[" + b" " * (2 * cap) + b"]\n")
+        raw.request(11, "ping", {})
+        raw.answer(11)
+        assert {"id": None, "code": -32600} in [
+            {"id": line["id"], "code": line["error"]["code"]}  # type: ignore[index]
+            for line in raw.lines
+            if "error" in line
+        ]
+    finally:
+        raw.close()
+
+
+def test_a_notification_with_bad_params_is_never_answered(setup: Setup) -> None:
+    raw = Raw(setup)
+    try:
+        raw.initialize()
+        raw.send(
+            b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[1]}}\n'
+        )
+        raw.send(b'{"jsonrpc":"2.0","method":"notifications/initialized","params":7}\n')
+        raw.request(3, "ping", {})
+        assert raw.answer(3)["result"] == {}
+        assert [line.get("id") for line in raw.lines if "id" in line] == [1, 3]
     finally:
         raw.close()

@@ -46,7 +46,7 @@ RULES: dict[str, Rule] = {
     "settings": rule("core", "regex"),
     "wire": rule("core", "pydantic"),
     "lsp": rule("core settings wire", "pygls lsprotocol attrs cattrs pydantic websockets"),
-    "mcp": rule("core settings wire", "mcp mcp_types pydantic anyio"),
+    "mcp": rule("core settings wire"),
     "client": rule("core settings wire", "pydantic"),
     "integrations": rule("core settings wire client", "prompt_toolkit llm click"),
 }
@@ -170,7 +170,7 @@ def test_the_lsp_server_loads_neither_client_nor_integrations_nor_mcp() -> None:
 
 
 def test_the_lsp_server_never_imports_the_mcp_sdk() -> None:
-    # The SDK is the optional extra pi-snippets-lsp[mcp]: the core install lacks it.
+    # The SDK is only the MCP tests' client: a server install lacks it.
     modules = imported_after("import pi_snippets_lsp.cli, pi_snippets_lsp.lsp.setup")
     assert not {m for m in modules if m.split(".")[0] in {"mcp", "mcp_types"}}
 
@@ -179,6 +179,16 @@ def test_the_mcp_answers_and_reloads_need_no_sdk_and_no_lsp() -> None:
     modules = imported_after("import pi_snippets_lsp.mcp.answers, pi_snippets_lsp.mcp.live")
     roots = {m.split(".")[0] for m in modules}
     assert not roots & {"mcp", "mcp_types", "pygls", "lsprotocol", "anyio"}
+
+
+def test_the_mcp_server_loads_neither_the_sdk_nor_pydantic() -> None:
+    """Agents wait for an MCP server only briefly: the server's own modules serve the
+    protocol, so its start imports neither the official SDK nor pydantic (whose
+    imports alone took longer than the agents wait)."""
+    modules = imported_after("import pi_snippets_lsp.mcp.server")
+    roots = {m.split(".")[0] for m in modules}
+    assert not roots & {"mcp", "mcp_types", "pydantic", "pydantic_core", "anyio"}
+    assert not roots & {"pygls", "lsprotocol"}
 
 
 def test_integration_backends_need_no_optional_library() -> None:

@@ -1,12 +1,16 @@
-"""``pi-snippets-lsp mcp`` on the command line: its options, and a clear message when
-the optional MCP SDK is not installed (the core install does not need it)."""
+"""``pi-snippets-lsp mcp`` on the command line: its options, and that the core install
+serves MCP without the official SDK or pydantic."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 from pi_snippets_lsp.cli import build_parser
+
+CLIENT = {"name": "test", "version": "0"}
 
 
 def test_the_mcp_command_takes_the_settings_options() -> None:
@@ -25,20 +29,37 @@ def test_the_mcp_command_takes_the_settings_options() -> None:
     assert defaults.poll_interval == 1.0
 
 
-def test_without_the_sdk_the_mcp_command_says_how_to_get_it() -> None:
-    # ``sys.modules["mcp"] = None`` makes any import of the SDK fail, as when it is absent.
+def test_the_mcp_command_takes_a_line_cap() -> None:
+    assert build_parser().parse_args(["mcp"]).max_message_size == 64 * 1024 * 1024
+    args = build_parser().parse_args(["mcp", "--max-message-size", "4096"])
+    assert args.max_message_size == 4096
+    assert build_parser().parse_args(["--max-message-size", "5", "mcp"]).max_message_size == 5
+
+
+def test_without_the_sdk_the_mcp_command_serves(tmp_path: Path) -> None:
+    # ``sys.modules[name] = None`` makes any import of the SDK fail, as when it is
+    # absent: the core install serves MCP on its own (the extra [mcp] adds nothing).
+    settings = tmp_path / "settings.json"
+    settings.write_text('{"piSimpleSnippets": {"snippets": {"hi": "Hello"}}}', encoding="utf-8")
     code = (
-        "import sys; sys.modules['mcp'] = None; "
-        "from pi_snippets_lsp.cli import main; sys.exit(main(['mcp']))"
+        "import sys; sys.modules['mcp'] = sys.modules['mcp_types'] = None; "
+        "from pi_snippets_lsp.cli import main; "
+        f"sys.exit(main(['mcp', '--settings', {str(settings)!r}]))"
     )
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT}
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "prompts/list"},
+    ]
     done = subprocess.run(
         [sys.executable, "-c", code],
+        input="".join(json.dumps(line) + "\n" for line in lines),
         capture_output=True,
         text=True,
         timeout=60,
-        stdin=subprocess.DEVNULL,
     )
-    assert done.returncode == 2
-    assert done.stdout == ""
-    assert "pip install 'pi-snippets-lsp[mcp]'" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr
+    answers = {a["id"]: a for a in map(json.loads, done.stdout.splitlines())}
+    assert answers[1]["result"]["serverInfo"]["name"] == "pi-snippets"
+    assert [p["name"] for p in answers[2]["result"]["prompts"]] == ["hi"]

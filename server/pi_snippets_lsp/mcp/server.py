@@ -1,57 +1,57 @@
-"""``pi-snippets-lsp mcp``: the answers of ``answers.py`` served with the official SDK.
+"""``pi-snippets-lsp mcp``: the answers of ``answers.py`` served over stdio.
 
-docs/mcp.md. The SDK's low-level ``Server`` is used, not ``MCPServer``: the prompts and
-resources change with every generation, and each answer must be exactly ours (a prompt's
-title and argument, a tool's schemas and annotations, the errors). Every handler is a
-thin call into ``answers`` over the current generation (``live.LiveSnippets``); the SDK
-does the rest (framing, capability negotiation, each protocol revision's fields).
+docs/mcp.md. Agents wait for an MCP server only briefly (Gemini CLI builds its slash
+commands from the servers that have answered by then), so the path to the first
+answers imports no protocol library: ``jsonrpc`` reads and writes the lines,
+``protocol`` holds each revision's rules, and this module is the session. Every
+handler is a thin call into ``answers`` over the current generation
+(``live.LiveSnippets``); each result goes out as ``answers`` made it.
 
-The SDK speaks two eras on one stdio stream, chosen by the client's first request:
+``initialize`` is answered at once; a request that needs the snippets waits for the
+first load, so the first ``prompts/list`` already has them. Then:
 
-- the handshake revisions (2024-11-05 to 2025-11-25, ``initialize``): once the client
-  sends ``notifications/initialized``, its session is kept, and a reload that changes the
-  snippets sends ``notifications/prompts/list_changed`` and
-  ``notifications/resources/list_changed`` on it; each load's problems go out on it as
-  one ``notifications/message`` (filtered by ``logging/setLevel``); a trusted project
-  asks the client for its roots.
-- 2026-07-28 (no handshake): change notifications reach a client only on the
-  ``subscriptions/listen`` stream it opened, so a reload publishes the same two events on
-  the SDK's subscription bus; a log message may only ride a request whose ``_meta``
-  asked for that level, so a load's problems go out once, on the next such request.
+- the handshake revisions: once the client sends ``notifications/initialized``, a
+  reload that changes the snippets sends ``notifications/prompts/list_changed`` and
+  ``notifications/resources/list_changed``; each load's problems go out as one
+  ``notifications/message`` (filtered by ``logging/setLevel``); a trusted project asks
+  the client for its roots.
+- 2026-07-28: change notifications reach a client only on the ``subscriptions/listen``
+  streams it opened (and ``notifications/resources/updated`` for the resources a
+  stream follows); a log message may only ride a request whose ``_meta`` asked for
+  that level, so a load's problems go out once, on the next such request.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import logging
-import os
-import signal
 import sys
-import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Final, get_args
-
-import anyio
-import anyio.to_thread
-import mcp_types as types
-from mcp.server.connection import allowed_log_levels
-from mcp.server.context import HandlerResult, ServerRequestContext
-from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import (
-    InMemorySubscriptionBus,
-    ListenHandler,
-    PromptsListChanged,
-    ResourcesListChanged,
-    ResourceUpdated,
-)
-from mcp.shared.exceptions import MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel
+from typing import Any, Final
 
 from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config
-from pi_snippets_lsp.mcp import answers
+from pi_snippets_lsp.mcp import answers, protocol
+from pi_snippets_lsp.mcp.jsonrpc import (
+    CONNECTION_CLOSED,
+    DEFAULT_MAX_LINE,
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    REQUEST_TIMEOUT,
+    Id,
+    LineReader,
+    LineWriter,
+    Rejection,
+    RpcError,
+    encode,
+    encode_large,
+    error_response,
+    exit_now,
+    leading_id,
+    parse_line,
+    stop_on_signals,
+)
 from pi_snippets_lsp.mcp.live import (
     LiveSnippets,
     McpFlags,
@@ -63,16 +63,16 @@ from pi_snippets_lsp.wire.version import VERSION
 
 log = logging.getLogger(__name__)
 
-Context = ServerRequestContext[Any, Any]
-
 #: A text longer than this is expanded on a worker thread, so the event loop stays free
-#: for notifications while a 10 MB prompt is expanded.
+#: for other requests while a 10 MB prompt is expanded.
 _OFF_LOOP_CHARS: Final = 64 * 1024
 #: Seconds a client has to answer ``roots/list``.
 _ROOTS_TIMEOUT: Final = 10.0
-#: Seconds a signal leaves the server to end cleanly before the process just exits (a
-#: write to a client that stopped reading cannot be cancelled).
-_EXIT_GRACE: Final = 1.0
+#: Seconds the lines already sent have to be written when the session ends.
+_DRAIN_TIMEOUT: Final = 1.0
+#: Seconds the requests still running when stdin ends have to finish (their answers
+#: may still be read: ``printf '...' | pi-snippets-lsp mcp``).
+_EOF_GRACE: Final = 5.0
 
 INSTRUCTIONS: Final = (
     "Prompt snippets of Pi's pi-simple-snippets extension. Each snippet is a prompt "
@@ -80,216 +80,415 @@ INSTRUCTIONS: Final = (
     "boundary stands for that snippet's text: the expand_snippets tool expands them by "
     "Pi's rules, list_snippets and get_snippet show what is configured."
 )
+SERVER_INFO: Final[dict[str, object]] = {
+    "name": answers.SERVER_NAME,
+    "title": "Pi snippets",
+    "version": VERSION,
+}
 
-#: The log levels, least severe first.
-_LEVELS: Final[tuple[types.LoggingLevel, ...]] = get_args(types.LoggingLevel)
+#: The requests answered without the snippets (no wait for the first load).
+_NO_SNIPPETS: Final = frozenset({"ping", "server/discover", "logging/setLevel"})
+#: The lists a generation answers the same every time: built and encoded once.
+_LISTS: Final[dict[str, Callable[[Config], dict[str, object]]]] = {
+    "prompts/list": answers.list_prompts,
+    "resources/list": answers.list_resources,
+    "resources/templates/list": lambda _: answers.list_resource_templates(),
+    "tools/list": lambda _: answers.list_tools(),
+}
 
 
-class SnippetsServer:
-    """One stdio session: the live generation, the SDK server, and what is pending."""
+class Listener:
+    """One ``subscriptions/listen`` stream (2026-07-28): what it follows, and the
+    event that ends it."""
 
-    def __init__(self, flags: McpFlags) -> None:
+    def __init__(self, id_: Id, honored: dict[str, object]) -> None:
+        self.meta: dict[str, object] = {protocol.SUBSCRIPTION_ID_KEY: id_}
+        self.prompts = honored.get("promptsListChanged") is True
+        self.resources = honored.get("resourcesListChanged") is True
+        uris = honored.get("resourceSubscriptions")
+        self.uris = frozenset(uris if isinstance(uris, list) else ())
+        self.closed = asyncio.Event()
+
+
+class McpSession:
+    """One stdio session: the live generation, the era the client chose, what runs."""
+
+    def __init__(self, flags: McpFlags, max_line: int = DEFAULT_MAX_LINE) -> None:
         self.flags = flags
+        self.max_line = max_line
         self.live = LiveSnippets(flags, on_load=self._loaded, on_failure=self._failed)
-        self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)
-        #: The handshake-era session, once the client sent ``notifications/initialized``.
-        self.session: ServerSession | None = None
+        self.loop = asyncio.get_running_loop()
+        self.writer = LineWriter(self.loop, sys.stdout.fileno())
+        self.stopped = asyncio.Event()
+        self.first_load = asyncio.Event()
+        #: None until the first request; then whether it opened the 2026-07-28 era.
+        self.modern: bool | None = None
+        #: Handshake era: the negotiated revision, the client's capabilities, and
+        #: whether ``initialize`` (or ``notifications/initialized``) opened the session.
+        self.version = protocol.LATEST_HANDSHAKE
+        self.client_capabilities: Mapping[str, Any] = {}
+        self.initialize_accepted = False
+        self.initialized = False
         #: The lowest level ``logging/setLevel`` asked for (handshake era).
-        self.min_level: types.LoggingLevel = "debug"
+        self.min_level = "debug"
         #: Log messages not yet delivered: (level, text), in order.
-        self.pending: list[tuple[types.LoggingLevel, str]] = []
-        #: The lists of the current generation, built once (a generation never changes):
-        #: method -> (the generation it was built from, the answer).
-        self.lists: dict[str, tuple[Config, BaseModel]] = {}
-        self.server = self._build()
+        self.pending: list[tuple[str, str]] = []
+        #: Requests in flight, by id (for ``notifications/cancelled``).
+        self.running: dict[Id, asyncio.Task[None]] = {}
+        self.listeners: dict[Id, Listener] = {}
+        #: Requests this server sent (``roots/list``), by id.
+        self.asked: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.next_id = 0
+        #: Encoded lists of the current generation: (method, modern) -> (generation, JSON).
+        self.lists: dict[tuple[str, bool], tuple[Config, bytes]] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
 
     @property
     def config(self) -> Config:
         return self.live.config
 
-    # ------------------------------------------------------------------ the SDK server
+    # ------------------------------------------------------------------ running
 
-    def _build(self) -> Server[Any]:
-        server: Server[Any] = Server(
-            answers.SERVER_NAME,
-            version=VERSION,
-            title="Pi snippets",
-            instructions=INSTRUCTIONS,
-            on_subscriptions_listen=self.listen,
-        )
-        add = server.add_request_handler
-        add("prompts/list", types.PaginatedRequestParams, self._list_prompts)
-        add("prompts/get", types.GetPromptRequestParams, self._get_prompt)
-        add("resources/list", types.PaginatedRequestParams, self._list_resources)
-        add("resources/templates/list", types.PaginatedRequestParams, self._list_templates)
-        add("resources/read", types.ReadResourceRequestParams, self._read_resource)
-        add("tools/list", types.PaginatedRequestParams, self._list_tools)
-        add("tools/call", types.CallToolRequestParams, self._call_tool)
-        add("completion/complete", types.CompleteRequestParams, self._complete)
-        # Registered directly, not as the constructor's on_set_logging_level, which
-        # warns that 2026-07-28 dropped it: the handshake revisions still have it.
-        add("logging/setLevel", types.SetLevelRequestParams, self._set_level)
-        server.add_notification_handler(
-            "notifications/initialized", types.NotificationParams, self._initialized
-        )
-        server.add_notification_handler(
-            "notifications/roots/list_changed", types.NotificationParams, self._roots_changed
-        )
-        return server
-
-    def initialization_options(self) -> Any:
-        return self.server.create_initialization_options(
-            NotificationOptions(prompts_changed=True, resources_changed=True)
-        )
-
-    async def _answer(
-        self,
-        ctx: Context,
-        model: type[BaseModel],
-        make: Callable[[], dict[str, object]],
-        size: int = 0,
-    ) -> HandlerResult:
-        """Deliver what is pending (2026-07-28: on this request, if it asked), then
-        answer: ``make()`` as the SDK's result ``model`` (which fills what each protocol
-        revision adds, like 2026-07-28's ``resultType`` and cache fields), on a worker
-        thread when the request carries a text of more than ``_OFF_LOOP_CHARS``.
-        ``InvalidParams`` becomes the JSON-RPC error."""
-        await self._deliver_on_request(ctx)
-
-        def build() -> BaseModel:
-            return model.model_validate(make())
-
+    async def run(self) -> None:
+        """Serve stdin/stdout until the client closes stdin (or a signal), loading
+        the first generation while the client says hello."""
+        self.writer.start()
+        LineReader(
+            self.loop, sys.stdin.fileno(), self.max_line, self._line, self._too_long, self._eof
+        ).start()
         try:
-            if size > _OFF_LOOP_CHARS:
-                return await anyio.to_thread.run_sync(build)
-            return build()
-        except answers.InvalidParams as exc:
-            raise MCPError(code=exc.code, message=exc.message) from None
+            await self.live.reload()
+        finally:  # even a load that could not run answers the waiting requests
+            self.first_load.set()
+        self.live.start()
+        try:
+            await self.stopped.wait()
+        finally:
+            self.live.stop()
+        # What was sent before the end is written before the process exits (a client
+        # that stopped reading gets a moment, not forever).
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.writer.send_bytes(b""), _DRAIN_TIMEOUT)
 
-    # ------------------------------------------------------------------ handlers
+    def stop(self) -> None:
+        self.stopped.set()
 
-    async def _listed(
+    def _spawn(self, coroutine: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = self.loop.create_task(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    def _eof(self) -> None:
+        """stdin ended: end the listen streams, let the other requests finish (their
+        answers may still be read), then stop."""
+        for listener in self.listeners.values():
+            listener.closed.set()
+        for waiting in self.asked.values():
+            if not waiting.done():
+                waiting.set_exception(RpcError(CONNECTION_CLOSED, "Connection closed"))
+        self._spawn(self._finish())
+
+    async def _finish(self) -> None:
+        running = [task for task in self.running.values() if not task.done()]
+        if running:
+            await asyncio.wait(running, timeout=_EOF_GRACE)
+        self.stop()
+
+    # ------------------------------------------------------------------ incoming lines
+
+    def _too_long(self, head: bytes) -> None:
+        id_ = leading_id(head)
+        log.warning("refused a line longer than %d bytes (id %r)", self.max_line, id_)
+        message = (
+            f"Invalid request: the line is longer than {self.max_line} bytes "
+            "(pi-snippets-lsp mcp --max-message-size)"
+        )
+        self._send_now(error_response(id_, {"code": INVALID_REQUEST, "message": message}))
+
+    def _line(self, line: bytes) -> None:
+        message = parse_line(line)
+        if message is None:
+            return
+        if isinstance(message, Rejection):
+            self._rejected(message)
+            return
+        method = message.get("method")
+        if method is None:
+            self._answered(message)
+        elif "id" in message:
+            self._request(message["id"], method, message.get("params"))
+        else:
+            self._notification(method, message.get("params"))
+
+    def _rejected(self, rejection: Rejection) -> None:
+        if rejection.answer:
+            log.warning("%s", rejection.message)
+            self._send_now(rejection.response())
+            return
+        log.warning("dropped a message: %s", rejection.message)
+        waiting = self.asked.get(rejection.id) if isinstance(rejection.id, int) else None
+        if waiting is not None and not waiting.done():
+            waiting.set_exception(RpcError(rejection.code, rejection.message))
+
+    def _send_now(self, message: dict[str, Any]) -> None:
+        self._spawn(self.writer.send(message))
+
+    def _answered(self, message: dict[str, Any]) -> None:
+        """A response to a request of ours."""
+        id_ = message.get("id")
+        waiting = self.asked.get(id_) if isinstance(id_, int) else None
+        if waiting is None or waiting.done():
+            log.debug("dropped a response to unknown request %r", id_)
+            return
+        error = message.get("error")
+        if error is not None:
+            error = error if isinstance(error, dict) else {}
+            waiting.set_exception(
+                RpcError(int(error.get("code") or 0), str(error.get("message") or "error"))
+            )
+        else:
+            result = message.get("result")
+            waiting.set_result(result if isinstance(result, dict) else {})
+
+    def _request(self, id_: Id, method: str, params: object) -> None:
+        if id_ in self.running:
+            log.warning("request id %r is already in flight", id_)
+        if self.modern is None:
+            self.modern = method != "initialize" and protocol.is_modern(params)
+        if method == "initialize" and not self.modern:
+            # Answered in order: a request sent right behind it sees the session open.
+            try:
+                result = self._initialize(params)
+            except RpcError as exc:
+                self._send_now(error_response(id_, exc.error()))
+                return
+            self._send_now({"jsonrpc": "2.0", "id": id_, "result": result})
+            return
+        try:
+            admitted = self._admit(method, params)
+        except RpcError as exc:
+            self._send_now(error_response(id_, exc.error()))
+            return
+        task = self._spawn(self._serve(id_, method, *admitted))
+        self.running[id_] = task
+        task.add_done_callback(lambda done: self._ended(id_, done))
+
+    def _ended(self, id_: Id, task: asyncio.Task[None]) -> None:
+        if self.running.get(id_) is task:
+            del self.running[id_]
+
+    def _notification(self, method: str, params: object) -> None:
+        if params is not None and not isinstance(params, dict):
+            log.warning("dropped %s: its params are no object", method)
+            return
+        params = params or {}
+        if method == "notifications/cancelled":
+            id_ = params.get("requestId")
+            if not isinstance(id_, int | str) or isinstance(id_, bool):
+                log.warning("dropped notifications/cancelled: its requestId is no id")
+                return
+            task = self.running.get(id_)
+            if task is not None:
+                log.info("request %r cancelled by the client", id_)
+                task.cancel()
+        elif self.modern:
+            log.debug("ignored %s", method)
+        elif method == "notifications/initialized":
+            self.initialized = self.initialize_accepted = True
+            self._spawn(self._opened())
+        elif method == "notifications/roots/list_changed" and self.initialized:
+            self._spawn(self._ask_roots())
+        else:
+            log.debug("ignored %s", method)
+
+    # ------------------------------------------------------------------ requests
+
+    async def _serve(self, id_: Id, method: str, modern: bool, params: Mapping[str, Any]) -> None:
+        """Answer one admitted request; a request the client cancelled gets no answer."""
+        try:
+            data = await self._answer(id_, method, modern, params)
+        except asyncio.CancelledError:
+            if self.stopped.is_set():  # the process ends: answer without waiting
+                closed = {"code": CONNECTION_CLOSED, "message": "Connection closed"}
+                self.writer.post(encode(error_response(id_, closed)))
+            raise
+        except RpcError as exc:
+            data = encode(error_response(id_, exc.error()))
+        except Exception:
+            log.exception("answering %s failed", method)
+            error = {"code": INTERNAL_ERROR, "message": f"Internal error answering {method}"}
+            data = encode(error_response(id_, error))
+        await self.writer.send_bytes(data)
+
+    def _admit(self, method: str, params: object) -> tuple[bool, Mapping[str, Any]]:
+        """Decided as each line comes, in order: a request right behind ``initialize``
+        sees the session open, one before it not (``protocol.admit``)."""
+        modern = bool(self.modern)
+        served = method in self._handlers
+        opened = self.initialize_accepted
+        return modern, protocol.admit(method, params, modern, served=served, opened=opened)
+
+    async def _answer(self, id_: Id, method: str, modern: bool, params: Mapping[str, Any]) -> bytes:
+        """The encoded response to an admitted request, or the ``RpcError`` that
+        refuses it."""
+        if method not in _NO_SNIPPETS and not self.first_load.is_set():
+            await self.first_load.wait()
+        if modern:
+            await self._deliver_on_request(params.get("_meta"))
+        listed = _LISTS.get(method)
+        if listed is not None:
+            return self._listed(id_, method, params, listed, modern)
+        result = await self._handlers[method](self, id_, params)
+        response = {
+            "jsonrpc": "2.0",
+            "id": id_,
+            "result": protocol.shape_result(method, modern, result, SERVER_INFO),
+        }
+        if protocol.text_size(params) > _OFF_LOOP_CHARS:  # a long answer: encoded off the loop too
+            return await asyncio.to_thread(encode_large, response)
+        return encode(response)
+
+    def _listed(
         self,
-        ctx: Context,
-        params: types.PaginatedRequestParams,
-        model: type[BaseModel],
+        id_: Id,
+        method: str,
+        params: Mapping[str, Any],
         make: Callable[[Config], dict[str, object]],
-    ) -> HandlerResult:
-        """A list: one page, built once per generation (an agent lists again on every
-        ``list_changed``, and some on every turn)."""
-        await self._deliver_on_request(ctx)
+        modern: bool,
+    ) -> bytes:
+        """A list: one page, built and encoded once per generation (an agent lists
+        again on every ``list_changed``, and some on every turn)."""
         try:
-            answers.check_cursor(params.cursor)
+            answers.check_cursor(params.get("cursor"))
         except answers.InvalidParams as exc:
-            raise MCPError(code=exc.code, message=exc.message) from None
+            raise RpcError(exc.code, exc.message) from None
         config = self.config
-        cached = self.lists.get(ctx.method)
+        cached = self.lists.get((method, modern))
         if cached is None or cached[0] is not config:
-            cached = (config, model.model_validate(make(config)))
-            self.lists[ctx.method] = cached
-        return cached[1]
+            result = protocol.shape_result(method, modern, make(config), SERVER_INFO)
+            cached = (config, encode(result)[:-1])
+            self.lists[(method, modern)] = cached
+        return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(id_).encode(), cached[1])
 
-    async def _list_prompts(
-        self, ctx: Context, params: types.PaginatedRequestParams
-    ) -> HandlerResult:
-        return await self._listed(ctx, params, types.ListPromptsResult, answers.list_prompts)
+    def _initialize(self, params: object) -> dict[str, object]:
+        checked = protocol.check_params("initialize", params, False)
+        self.version = protocol.negotiate(checked["protocolVersion"])
+        self.client_capabilities = checked["capabilities"]
+        self.initialize_accepted = True
+        return protocol.initialize_result(self.version, SERVER_INFO, INSTRUCTIONS)
 
-    async def _get_prompt(
-        self, ctx: Context, params: types.GetPromptRequestParams
-    ) -> HandlerResult:
+    # Each handler: (session, id, checked params) -> the result, as ``answers`` made it.
+
+    async def _ping(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
+        return {}
+
+    async def _discover(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
+        return protocol.discover_result(INSTRUCTIONS)
+
+    async def _set_level(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
+        self.min_level = params["level"]
+        return {}
+
+    async def _get_prompt(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
+        config, arguments = self.config, params.get("arguments") or {}
+        return await _off_loop(
+            lambda: answers.get_prompt(config, params["name"], arguments),
+            protocol.text_size(params),
+        )
+
+    async def _read_resource(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
         config = self.config
-        arguments = params.arguments or {}
-        return await self._answer(
-            ctx,
-            types.GetPromptResult,
-            lambda: answers.get_prompt(config, params.name, arguments),
-            size=len(arguments.get(answers.TEXT_ARGUMENT) or ""),
+        return await _off_loop(lambda: answers.read_resource(config, params["uri"]))
+
+    async def _call_tool(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
+        config, arguments, size = self.config, params.get("arguments"), protocol.text_size(params)
+        return await _off_loop(lambda: answers.call_tool(config, params["name"], arguments), size)
+
+    async def _complete(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
+        config, ref, argument = self.config, params["ref"], params["argument"]
+        return await _off_loop(
+            lambda: answers.complete(config, ref, argument["name"], argument["value"])
         )
 
-    async def _list_resources(
-        self, ctx: Context, params: types.PaginatedRequestParams
-    ) -> HandlerResult:
-        return await self._listed(ctx, params, types.ListResourcesResult, answers.list_resources)
+    async def _listen(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
+        """``subscriptions/listen``: acknowledge what is honored, then deliver the
+        events that match until the stream ends (stdin closed, or cancelled)."""
+        honored = protocol.listen_filter(params)
+        listener = Listener(id_, honored)
+        self.listeners[id_] = listener
+        try:
+            await self._notify(
+                "notifications/subscriptions/acknowledged",
+                {"_meta": listener.meta, "notifications": honored},
+            )
+            await listener.closed.wait()
+        finally:
+            self.listeners.pop(id_, None)
+        return {"_meta": dict(listener.meta)}
 
-    async def _list_templates(
-        self, ctx: Context, params: types.PaginatedRequestParams
-    ) -> HandlerResult:
-        return await self._listed(
-            ctx,
-            params,
-            types.ListResourceTemplatesResult,
-            lambda _: answers.list_resource_templates(),
-        )
-
-    async def _read_resource(
-        self, ctx: Context, params: types.ReadResourceRequestParams
-    ) -> HandlerResult:
-        config = self.config
-        return await self._answer(
-            ctx, types.ReadResourceResult, lambda: answers.read_resource(config, params.uri)
-        )
-
-    async def _list_tools(
-        self, ctx: Context, params: types.PaginatedRequestParams
-    ) -> HandlerResult:
-        return await self._listed(
-            ctx, params, types.ListToolsResult, lambda _: answers.list_tools()
-        )
-
-    async def _call_tool(self, ctx: Context, params: types.CallToolRequestParams) -> HandlerResult:
-        config = self.config
-        text = (params.arguments or {}).get("text")
-        return await self._answer(
-            ctx,
-            types.CallToolResult,
-            lambda: answers.call_tool(config, params.name, params.arguments),
-            size=len(text) if isinstance(text, str) else 0,
-        )
-
-    async def _complete(self, ctx: Context, params: types.CompleteRequestParams) -> HandlerResult:
-        config = self.config
-        ref = params.ref.model_dump(by_alias=True)
-        argument = params.argument
-        return await self._answer(
-            ctx,
-            types.CompleteResult,
-            lambda: answers.complete(config, ref, argument.name, argument.value),
-        )
-
-    async def _set_level(self, ctx: Context, params: types.SetLevelRequestParams) -> HandlerResult:
-        self.min_level = params.level
-        return types.EmptyResult()
+    _handlers: Final[dict[str, Callable[..., Any]]] = {
+        "ping": _ping,
+        "server/discover": _discover,
+        "logging/setLevel": _set_level,
+        **dict.fromkeys(_LISTS, _ping),  # answered from the lists of the generation
+        "prompts/get": _get_prompt,
+        "resources/read": _read_resource,
+        "tools/call": _call_tool,
+        "completion/complete": _complete,
+        "subscriptions/listen": _listen,
+    }
 
     # ------------------------------------------------------------------ the handshake era
 
-    async def _initialized(self, ctx: Context, params: types.NotificationParams) -> None:
-        """The client is ready: keep its session for notifications, deliver what is
-        pending, and (trusted projects only) ask for its roots."""
-        self.session = ctx.session
+    async def _opened(self) -> None:
+        """The client is ready: deliver what is pending, and (trusted projects only)
+        ask for its roots."""
         await self._deliver_on_session()
         await self._ask_roots()
 
-    async def _roots_changed(self, ctx: Context, params: types.NotificationParams) -> None:
-        await self._ask_roots()
-
     async def _ask_roots(self) -> None:
-        session = self.session
-        if not self.flags.trust_project or session is None:
-            return
-        capabilities = session.client_capabilities
-        if capabilities is None or capabilities.roots is None:
+        if not self.flags.trust_project or not isinstance(
+            self.client_capabilities.get("roots"), dict
+        ):
             return
         try:
-            result = await session.send_request(
-                types.ListRootsRequest(),
-                types.ListRootsResult,
-                request_read_timeout_seconds=_ROOTS_TIMEOUT,
+            result = await self._ask("roots/list", _ROOTS_TIMEOUT)
+            roots = result.get("roots")
+            uris = (
+                [r.get("uri") for r in roots if isinstance(r, dict)]
+                if isinstance(roots, list)
+                else []
             )
-        except Exception as exc:  # a client that cannot answer keeps the folder we have
-            log.warning("roots/list failed: %s", exc)
+        except RpcError as exc:  # a client that cannot answer keeps the folder we have
+            log.warning("roots/list failed: %s", exc.message)
             return
-        await self.live.set_root(root_folder([str(root.uri) for root in result.roots]))
+        await self.live.set_root(root_folder([uri for uri in uris if isinstance(uri, str)]))
+
+    async def _ask(self, method: str, timeout: float) -> dict[str, Any]:
+        """Send a request to the client and wait for its result."""
+        self.next_id += 1
+        id_ = self.next_id
+        waiting: asyncio.Future[dict[str, Any]] = self.loop.create_future()
+        self.asked[id_] = waiting
+        try:
+            await self.writer.send({"jsonrpc": "2.0", "id": id_, "method": method})
+            try:
+                return await asyncio.wait_for(waiting, timeout)
+            except TimeoutError:
+                await self._notify(
+                    "notifications/cancelled",
+                    {"requestId": id_, "reason": f"timed out after {timeout}s"},
+                )
+                raise RpcError(REQUEST_TIMEOUT, f"Request {method!r} timed out") from None
+        finally:
+            self.asked.pop(id_, None)
+
+    async def _notify(self, method: str, params: dict[str, object] | None = None) -> None:
+        message: dict[str, object] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.writer.send(message)
 
     # ------------------------------------------------------------------ loads
 
@@ -308,7 +507,8 @@ class SnippetsServer:
                 )
             )
         await self._deliver_on_session()
-        if snippets_changed(previous, current):
+        # The first load is no change: nothing was listed before it.
+        if self.first_load.is_set() and snippets_changed(previous, current):
             await self._announce_change(changed_names(previous, current))
 
     async def _failed(self, message: str) -> None:
@@ -316,119 +516,80 @@ class SnippetsServer:
         await self._deliver_on_session()
 
     async def _announce_change(self, names: list[str]) -> None:
-        # 2026-07-28: to every subscriptions/listen stream that asked for them (and, for
-        # each snippet added, changed or removed, to those that follow its resource).
-        await self.bus.publish(PromptsListChanged())
-        await self.bus.publish(ResourcesListChanged())
-        for name in names:
-            await self.bus.publish(ResourceUpdated(uri=answers.snippet_uri(name)))
-        # The handshake revisions: on the session.
-        if self.session is not None:
-            await _send(self.session, types.PromptListChangedNotification())
-            await _send(self.session, types.ResourceListChangedNotification())
+        if self.initialized and not self.modern:
+            await self._notify("notifications/prompts/list_changed")
+            await self._notify("notifications/resources/list_changed")
+        for listener in list(self.listeners.values()):
+            meta: dict[str, object] = {"_meta": listener.meta}
+            if listener.prompts:
+                await self._notify("notifications/prompts/list_changed", meta)
+            if listener.resources:
+                await self._notify("notifications/resources/list_changed", meta)
+            for name in names:
+                uri = answers.snippet_uri(name)
+                if uri in listener.uris:
+                    await self._notify("notifications/resources/updated", {"uri": uri, **meta})
 
     # ------------------------------------------------------------------ log messages
 
     async def _deliver_on_session(self) -> None:
         """Handshake era: send what is pending now, at the levels the client wants."""
-        session = self.session
-        if session is None or not self.pending:
+        if not self.initialized or self.modern or not self.pending:
             return
         pending, self.pending = self.pending, []
+        least = protocol.LEVELS.index(self.min_level)
         for level, text in pending:
-            if _LEVELS.index(level) >= _LEVELS.index(self.min_level):
-                await _send(session, _log_message(level, text))
+            if protocol.LEVELS.index(level) >= least:
+                await self._notify("notifications/message", _log_params(level, text))
 
-    async def _deliver_on_request(self, ctx: Context) -> None:
+    async def _deliver_on_request(self, meta: object) -> None:
         """2026-07-28: what is pending rides this request's stream, when its ``_meta``
         asked for that level (the only way that revision lets a log message out)."""
-        if not self.pending or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        if not self.pending:
             return
-        meta = (ctx.params or {}).get("_meta")
-        allowed = allowed_log_levels(
-            ctx.protocol_version, meta if isinstance(meta, Mapping) else None
-        )
+        allowed = protocol.allowed_levels(meta)
         deliver = [(level, text) for level, text in self.pending if level in allowed]
         if not deliver:
             return
         self.pending = [p for p in self.pending if p not in deliver]
         for level, text in deliver:
-            await _send(ctx.session, _log_message(level, text), ctx.request_id)
-
-    # ------------------------------------------------------------------ running
-
-    async def serve(self) -> None:
-        """Load the first generation, watch the files, serve stdin/stdout until the
-        client closes them (or a signal)."""
-        await self.live.reload()
-        self.live.start()
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(_stop_on_signal, group.cancel_scope)
-                async with stdio_server() as (read_stream, write_stream):
-                    await self.server.run(read_stream, write_stream, self.initialization_options())
-                group.cancel_scope.cancel()
-        finally:
-            self.live.stop()
-            self.listen.close()
+            await self._notify("notifications/message", _log_params(level, text))
 
 
-def _log_message(level: types.LoggingLevel, text: str) -> types.LoggingMessageNotification:
-    return types.LoggingMessageNotification(
-        params=types.LoggingMessageNotificationParams(
-            level=level,
-            logger=answers.LOGGER,
-            data=answers.wire_text(text),
-        )
-    )
+def _log_params(level: str, text: str) -> dict[str, object]:
+    return {"level": level, "logger": answers.LOGGER, "data": answers.wire_text(text)}
 
 
-async def _send(
-    session: ServerSession,
-    notification: types.ServerNotification,
-    related: types.RequestId | None = None,
-) -> None:
-    """Send a notification; a client that has gone away is no error of ours."""
+async def _off_loop(make: Callable[[], dict[str, object]], size: int = 0) -> dict[str, object]:
+    """``make()``, on a worker thread when the request carries a text of more than
+    ``_OFF_LOOP_CHARS``; ``InvalidParams`` becomes the JSON-RPC error."""
     try:
-        await session.send_notification(notification, related_request_id=related)
-    except Exception as exc:
-        log.debug("notification %s not sent: %s", type(notification).__name__, exc)
+        if size > _OFF_LOOP_CHARS:
+            return await asyncio.to_thread(make)
+        return make()
+    except answers.InvalidParams as exc:
+        raise RpcError(exc.code, exc.message) from None
 
 
-async def _stop_on_signal(scope: anyio.CancelScope) -> None:
-    """SIGINT and SIGTERM end the session; if it has not ended ``_EXIT_GRACE`` seconds
-    later (a write blocked on a client that stopped reading), the process exits."""
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for signum in signals:
-            log.info("signal %d: ending the session", signum)
-            timer = threading.Timer(_EXIT_GRACE, _exit_now, args=(0,))
-            timer.daemon = True
-            timer.start()
-            scope.cancel()
-            return
+# --------------------------------------------------------------------------- the process
 
 
-def _exit_now(code: int) -> None:
-    """End the process now: flush the log and the standard streams, skip joining
-    threads (the SDK reads stdin on a worker thread that may never return)."""
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        # A closed or broken stream has nothing left to flush.
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(code)
+async def _main(flags: McpFlags, max_line: int) -> None:
+    session = McpSession(flags, max_line)
+    stop_on_signals(session.loop, session.stop)
+    await session.run()
 
 
-def serve(flags: McpFlags) -> int:
+def serve(flags: McpFlags, max_line: int = DEFAULT_MAX_LINE) -> int:
     """Serve one MCP session on stdin/stdout, then end the process: 0 when the client
     closed the stream or a signal came, 1 after an error."""
     code = 0
     try:
-        anyio.run(SnippetsServer(flags).serve)
+        asyncio.run(_main(flags, max_line))
     except KeyboardInterrupt:
         pass
     except Exception:
         log.exception("the MCP session failed")
         code = 1
-    _exit_now(code)
+    exit_now(code)
     return code  # pragma: no cover (os._exit does not return)
