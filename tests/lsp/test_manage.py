@@ -114,6 +114,32 @@ async def test_hints_follow_reloads_and_close(start):
     assert await hints_for(session, uri) == []
 
 
+async def test_a_large_prompt_and_a_burst_of_changes_end_with_the_last_texts_hints(start):
+    """A large document is scanned off the event loop; hints of a version the document
+    has left are not sent, so what is shown last is the last text's."""
+    session = await start("neovim")
+    await setup(session)
+    words = "word " * 20000  # ASCII: a column is a character in every encoding
+    big = words + "%reveiw"
+    uri = session.open("big.md", big)
+    (hint,) = await hints_for(session, uri)
+    assert hint.range == types.Range(types.Position(0, len(words)), types.Position(0, len(big)))
+    for version in range(2, 12):
+        typo = "%rebsae" if version == 11 else ("%tets" if version % 2 else "%reveiw %tets")
+        text = words + typo
+        session.change(uri, version, types.TextDocumentContentChangeWholeDocument(text=text))
+
+    async def last_text_shown() -> None:
+        while True:
+            shown = await hints_for(session, uri)
+            if [d.message for d in shown] == ["unknown snippet %rebsae; did you mean %rebase?"]:
+                return
+
+    await asyncio.wait_for(last_text_shown(), 10)
+    await settle(session)
+    assert uri not in session.client.diagnostics  # nothing older came after
+
+
 async def test_the_option_turns_hints_off(start):
     session = await start("neovim", init={"unknownMarkerHints": False})
     await setup(session)

@@ -55,6 +55,7 @@ def reference(a: str, b: str) -> int:
         ("", "ab", 2),
         ("ab", "", 2),
         ("abcdef", "badcfe", 3),
+        ("aaa", "a", 2),  # a transposition needs two characters of each
     ],
 )
 def test_distance_table(a, b, distance):
@@ -100,7 +101,8 @@ def test_ties_keep_the_names_order_and_the_limit_cuts():
     assert typo_candidates(names, "testx") == ["tests", "test", "testy"]
     assert typo_candidates(names, "testx", 2) == ["tests", "test"]
     assert typo_candidates(names, "testx", 0) == []
-    assert typo_candidates(["bb", "ab", "ab"], "aa") == ["ab"]  # each name once
+    assert typo_candidates(names, "testx", -1) == []
+    assert typo_candidates(["ab", "ab", "ba"], "aa") == ["ab", "ba"]  # each name once
 
 
 def test_closer_names_come_first():
@@ -151,6 +153,9 @@ def hints(text: str, snippets: dict[str, str] = SNIPPETS) -> list[tuple[str, str
         ("100% done", []),
         ("%%reveiw", []),  # an escape: sent as the literal %reveiw
         ("x%reveiw", []),
+        ("中文%reveiw", []),  # a Han letter is no boundary
+        ("é%reveiw", []),
+        ("中文。%reveiw", [("%reveiw", "review")]),  # CJK punctuation is
         ("%Reveiw", []),  # not a name
         ("%zzzzzz", []),  # nothing is close
         ("%review", []),  # known

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from pi_snippets_lsp.core.grammar import COMMON_SEPARATORS, MARKER_CANDIDATE_RE, is_boundary_before
+from pi_snippets_lsp.core.grammar import MARKER_CANDIDATE_RE, is_boundary_before
 
 #: Names of up to this many characters allow one edit; longer ones two.
 SHORT_NAME: Final = 4
@@ -49,7 +49,7 @@ def osa_distance(a: str, b: str, bound: int) -> int:
     if abs(len(a) - len(b)) > bound:
         return bound + 1
     over = bound + 1
-    before: list[int] = []
+    before: list[int] = []  # pragma: no mutate (read from the second row on, once set)
     previous = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
         current = [i]
@@ -84,17 +84,20 @@ class TypoIndex:
     def candidates(self, name: str, limit: int | None = None) -> list[str]:
         """The known names ``name`` is a typo of, closest first (ties in the names'
         order), at most ``limit`` of them; none for a known or empty name."""
-        if not name or name in self._known or (limit is not None and limit <= 0):
+        if not name or name in self._known:
             return []
         bound = allowance(len(name))
         found: list[tuple[int, int, str]] = []
-        for length in range(len(name) - bound, len(name) + bound + 1):
+        # Only the lengths within reach; any wider range finds the same names (the distance
+        # checks the lengths itself), at the cost of comparing more of them.
+        reach = range(len(name) - bound, len(name) + bound + 1)  # pragma: no mutate
+        for length in reach:
             for order, known in self._by_length.get(length, ()):
                 distance = osa_distance(name, known, bound)
                 if distance <= bound:
                     found.append((distance, order, known))
         found.sort()
-        return [known for _, _, known in found[:limit]]
+        return [known for _, _, known in found[: None if limit is None else max(limit, 0)]]
 
 
 def typo_candidates(names: Iterable[str], name: str, limit: int | None = None) -> list[str]:
@@ -129,8 +132,7 @@ def unknown_markers(
         if escape or name in snippets:
             continue
         start, end = match.span()
-        separated = not start or text[start - 1] in COMMON_SEPARATORS
-        if not separated and not is_boundary_before(text, start):
+        if not is_boundary_before(text, start):
             continue
         if name not in asked:
             found = index.candidates(name, 1)

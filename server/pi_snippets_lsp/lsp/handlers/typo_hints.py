@@ -37,6 +37,9 @@ HINT_CODE: Final = "unknown-snippet"
 
 #: Per session: the open documents whose last published hints were not none.
 _shown: weakref.WeakKeyDictionary[SnippetsServer, set[str]] = weakref.WeakKeyDictionary()
+#: Per session: the documents whose refresh is scheduled but has not read the text yet
+#: (a burst of changes is then one scan, of the text as it is when the scan starts).
+_pending: weakref.WeakKeyDictionary[SnippetsServer, set[str]] = weakref.WeakKeyDictionary()
 #: The typo index of the latest generations (by identity; a generation is immutable).
 _indexes: dict[int, tuple[weakref.ref[Config], TypoIndex]] = {}
 _INDEXES_KEPT: Final = 8
@@ -60,14 +63,22 @@ def workspace_changed(ls: SnippetsServer, uri: str | None, event: WorkspaceEvent
             shown.discard(uri)
             _publish(ls, uri, [], None)
     elif uri is not None and enabled(ls):
-        ls.spawn(refresh(ls, uri))
+        schedule(ls, uri)
 
 
 def refresh_all(ls: SnippetsServer) -> None:
     """Every open prompt again (a new generation, or new folders)."""
     if enabled(ls):
         for uri in list(ls.documents):
-            ls.spawn(refresh(ls, uri))
+            schedule(ls, uri)
+
+
+def schedule(ls: SnippetsServer, uri: str) -> None:
+    """A refresh of ``uri``, unless one is scheduled that has not read the text yet."""
+    pending = _pending.setdefault(ls, set())
+    if uri not in pending:
+        pending.add(uri)
+        ls.spawn(refresh(ls, uri))
 
 
 def typo_index(config: Config) -> TypoIndex:
@@ -89,7 +100,10 @@ def _scan(text: str, config: Config, index: TypoIndex) -> list[UnknownMarker]:
 async def refresh(ls: SnippetsServer, uri: str) -> None:
     """Publish the hints of the prompt ``uri`` as it is now (nothing when there were
     none and are none)."""
-    config = await ls.session.loaded_config_for(uri)
+    try:
+        config = await ls.session.loaded_config_for(uri)
+    finally:
+        _pending.setdefault(ls, set()).discard(uri)
     document = ls.documents.get(uri)
     shown = _shown.setdefault(ls, set())
     if document is None or uri in ls.settings_documents:
