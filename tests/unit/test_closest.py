@@ -154,6 +154,7 @@ def hints(text: str, snippets: dict[str, str] = SNIPPETS) -> list[tuple[str, str
         ("%%reveiw", []),  # an escape: sent as the literal %reveiw
         ("x%reveiw", []),
         ("中文%reveiw", []),  # a Han letter is no boundary
+        ("中文%tets %reveiw", [("%reveiw", "review")]),  # and what follows is looked at
         ("é%reveiw", []),
         ("中文。%reveiw", [("%reveiw", "review")]),  # CJK punctuation is
         ("%Reveiw", []),  # not a name
