@@ -34,12 +34,14 @@ from pi_snippets_lsp.lsp.options import (
                 "trustProjectSettings": True,
                 "pollInterval": 0.25,
                 "notifications": ["snippets/didLoad"],
+                "unknownMarkerHints": False,
             },
             InitializationOptions(
                 pi_simple_snippets={"snippets": {"a": "b"}},
                 trust_project_settings=True,
                 poll_interval=0.25,
                 notifications=frozenset({"snippets/didLoad"}),
+                unknown_marker_hints=False,
             ),
             id="every-option",
         ),
@@ -98,6 +100,11 @@ def test_good_options_are_taken_as_given(raw: object, expected: InitializationOp
             "initializationOptions.notifications must be a list of method names, not "
             '"snippets/didLoad"; using []',
             id="notifications-string",
+        ),
+        pytest.param(
+            {"unknownMarkerHints": "off"},
+            'initializationOptions.unknownMarkerHints must be true or false, not "off"; using true',
+            id="hints-not-a-boolean",
         ),
         pytest.param(
             [1, 2],
@@ -216,6 +223,24 @@ def caps_json(kind: str) -> object:
             {"textDocument": {"semanticTokens": {"requests": {"full": True}}}},
             ClientFeatures(semantic_tokens=True),
             id="semantic-tokens",
+        ),
+        pytest.param(
+            {
+                "textDocument": {
+                    "publishDiagnostics": {},
+                    "rename": {"prepareSupport": True},
+                    "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+                }
+            },
+            ClientFeatures(
+                publish_diagnostics=True, prepare_rename=True, hierarchical_symbols=True
+            ),
+            id="diagnostics-rename-symbols",
+        ),
+        pytest.param(
+            {"textDocument": {"publishDiagnostics": True, "rename": {"prepareSupport": 1}}},
+            ClientFeatures(),
+            id="diagnostics-must-be-an-object-prepare-true",
         ),
         pytest.param(
             {"textDocument": {"semanticTokens": True}},

@@ -49,6 +49,9 @@ class ClientLink:
         #: that live until the next load (and are freed by their counts then: they hold
         #: no cycles). A daemon does not: it collects its ended sessions (``lsp.daemon``).
         self.freeze_generations = False
+        #: Called after each new generation is in place (handlers whose answers depend on
+        #: it and are pushed, not asked for: the unknown-marker hints).
+        self.reload_listeners: list[Callable[[], None]] = []
 
     def show(self, kind: MessageKind, text: str) -> None:
         message_type = _MESSAGE_TYPES[kind]
@@ -98,6 +101,8 @@ class ClientLink:
             gc.freeze()
         if self.features().semantic_tokens_refresh:
             self.server.workspace_semantic_tokens_refresh(None)
+        for listener in self.reload_listeners:
+            listener()
 
     def unregister_all(self, completion: bool, watchers: bool) -> None:
         unregister = [_COMPLETION_UNREGISTRATION] if completion else []

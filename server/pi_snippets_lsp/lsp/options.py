@@ -46,6 +46,9 @@ class InitializationOptions(BaseModel):
     poll_interval: float = Field(default=DEFAULT_POLL_INTERVAL, alias="pollInterval", ge=0)
     #: Server notifications the client wants (``snippets/didLoad``).
     notifications: frozenset[str] = frozenset()
+    #: A Hint on an unknown marker that is a typo of a snippet's name (docs/lsp.md,
+    #: "Unknown markers: did you mean").
+    unknown_marker_hints: StrictBool = Field(default=True, alias="unknownMarkerHints")
 
     @field_validator("poll_interval", mode="before")
     @classmethod
@@ -158,6 +161,12 @@ class ClientFeatures:
     #: ``textDocument.codeAction.codeActionLiteralSupport``: code actions may carry
     #: edits and kinds (otherwise only commands).
     code_action_literals: bool = False
+    #: ``textDocument.publishDiagnostics``: the client shows pushed diagnostics.
+    publish_diagnostics: bool = False
+    #: ``textDocument.rename.prepareSupport``: the client sends ``prepareRename``.
+    prepare_rename: bool = False
+    #: ``textDocument.documentSymbol.hierarchicalDocumentSymbolSupport``.
+    hierarchical_symbols: bool = False
     #: The position encoding negotiated (the client's first that we support).
     encoding: Encoding = "utf-16"
 
@@ -187,6 +196,14 @@ class ClientFeatures:
             code_action_literals=isinstance(
                 _get(caps, "textDocument", "codeAction", "codeActionLiteralSupport"), Mapping
             ),
+            publish_diagnostics=isinstance(
+                _get(caps, "textDocument", "publishDiagnostics"), Mapping
+            ),
+            prepare_rename=_get(caps, "textDocument", "rename", "prepareSupport") is True,
+            hierarchical_symbols=_get(
+                caps, "textDocument", "documentSymbol", "hierarchicalDocumentSymbolSupport"
+            )
+            is True,
             encoding=choose_encoding(_strings(_get(caps, "general", "positionEncodings"))),
         )
 

@@ -15,10 +15,12 @@ from pi_snippets_lsp.lsp.handlers import (
     definition,
     hover,
     lifecycle,
+    manage,
     save_snippet,
     semantic_tokens,
     settings_documents,
     snippets,
+    typo_hints,
     workspace,
 )
 from pi_snippets_lsp.lsp.server import SnippetsServer
@@ -35,6 +37,8 @@ HANDLERS: Final = (
     code_actions,
     save_snippet,
     settings_documents,
+    manage,
+    typo_hints,
 )
 
 

@@ -22,6 +22,7 @@ from pi_snippets_lsp.core.code_actions import (
 )
 from pi_snippets_lsp.core.documents import Document
 from pi_snippets_lsp.lsp import translate
+from pi_snippets_lsp.lsp.handlers import typo_hints
 from pi_snippets_lsp.lsp.handlers.common import apply_edit, offsets, params_of
 from pi_snippets_lsp.lsp.offload import off_loop
 from pi_snippets_lsp.lsp.server import SnippetsServer
@@ -54,7 +55,8 @@ def register(server: SnippetsServer) -> None:
             only=only, uri=uri, can_save=can_save,
         )  # fmt: skip
         results = [translate.code_action(a, document, features) for a in actions]
-        return [r for r in results if r is not None] or None
+        fixes = await typo_hints.quick_fixes(ls, document, config, params.context.diagnostics, only)
+        return [*fixes, *(r for r in results if r is not None)] or None
 
     @server.command(EXPAND_COMMAND)
     async def expand_document(ls: SnippetsServer, *args: Any) -> dict[str, Any]:
