@@ -37,8 +37,8 @@ from pi_snippets_lsp.lsp import translate
 from pi_snippets_lsp.lsp.handlers.common import prompt_marker, settings_document, snippet_named
 from pi_snippets_lsp.lsp.offload import off_loop
 from pi_snippets_lsp.lsp.server import SnippetsServer
-from pi_snippets_lsp.lsp.session import path_of_uri
 from pi_snippets_lsp.settings.files import SettingsFileError
+from pi_snippets_lsp.settings.folders import path_of_uri
 from pi_snippets_lsp.settings.snippet_keys import SnippetKey, key_at, rename_edits, snippet_keys
 
 #: LSP's ``RequestFailed``: the request was understood but cannot be done.
