@@ -42,13 +42,6 @@ def literal_markdown(text: str) -> str:
     return f"{ticks}text\n{text}\n{ticks}"
 
 
-def documentation(value: str, markdown: bool) -> str | dict[str, str]:
-    """The whole snippet text, shown literally: fenced Markdown, or plain text."""
-    if markdown:
-        return {"kind": "markdown", "value": literal_markdown(value)}
-    return value
-
-
 #: LSP enum values of an item (``CompletionItemKind.Snippet``, ``InsertTextFormat``
 #: ``PlainText``, ``InsertTextMode.AsIs``).
 _SNIPPET_KIND: Final = int(types.CompletionItemKind.Snippet)
