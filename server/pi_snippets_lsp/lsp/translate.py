@@ -16,13 +16,12 @@ from typing import Final
 from lsprotocol import types
 
 from pi_snippets_lsp.core.code_actions import EXPAND_COMMAND, EXPAND_KIND, Action
-from pi_snippets_lsp.core.completion import Popup, accept_summary, insert_text, sort_text
+from pi_snippets_lsp.core.completion import Popup, sort_text, suggestion
 from pi_snippets_lsp.core.documents import Document, Encoding, units_length
 from pi_snippets_lsp.core.edits import TextEdit
-from pi_snippets_lsp.core.grammar import TRIGGER
 from pi_snippets_lsp.core.hover import fence
 from pi_snippets_lsp.core.markers import Marker
-from pi_snippets_lsp.core.snippet import Snippet, preview
+from pi_snippets_lsp.core.snippet import Snippet
 from pi_snippets_lsp.lsp.options import ClientFeatures
 from pi_snippets_lsp.settings.diagnostics import SettingsDiagnostic
 
@@ -65,7 +64,9 @@ _STRING: Final = json.encoder.encode_basestring_ascii
 @functools.lru_cache(maxsize=1024)
 def _encoded_item(snippet: Snippet, expand_on_completion: bool, markdown: bool) -> tuple[str, str]:
     """The parts of a snippet's ``CompletionItem`` that no request changes, encoded: the
-    fields before ``sortText`` (``"label":...``, no braces) and the ``newText``.
+    fields before ``sortText`` (``"label":...``, no braces) and the ``newText``. The
+    fields are ``core.completion.suggestion``'s, as the API lists them; only the rank
+    (``sortText``) and the range are the request's, spliced in by ``completion_list``.
 
     The popup shows the same snippets on keystroke after keystroke, and encoding their
     texts (the documentation is the whole value) is most of building a list: a snippet's
@@ -73,21 +74,20 @@ def _encoded_item(snippet: Snippet, expand_on_completion: bool, markdown: bool) 
     field by field with JSON's string encoder, in the order ``json.dumps`` of the item
     would write them: a snippet new to the popup costs a few microseconds, not tens.
     """
-    name, value, source = snippet
-    label = TRIGGER + name
-    inserted = insert_text(snippet, expand_on_completion)
+    entry = suggestion(snippet, 0, expand_on_completion)
+    label = _STRING(entry.label)
     if markdown:
-        docs = f'{{"kind":"markdown","value":{_STRING(literal_markdown(value))}}}'
+        docs = f'{{"kind":"markdown","value":{_STRING(literal_markdown(entry.value))}}}'
     else:
-        docs = _STRING(value)
+        docs = _STRING(entry.value)
     fields = (
-        f'"label":{_STRING(label)},"labelDetails":{{"description":{_STRING(preview(value))}}},'
-        f'"kind":{_SNIPPET_KIND},"detail":{_STRING(accept_summary(label, inserted))},'
-        f'"documentation":{docs},"filterText":{_STRING(label)},'
+        f'"label":{label},"labelDetails":{{"description":{_STRING(entry.preview)}}},'
+        f'"kind":{_SNIPPET_KIND},"detail":{_STRING(entry.accept_summary)},'
+        f'"documentation":{docs},"filterText":{label},'
         f'"insertTextFormat":{_PLAIN_TEXT},"insertTextMode":{_AS_IS},'
-        f'"data":{{"source":{_STRING(source)}}}'
+        f'"data":{{"source":{_STRING(entry.source)}}}'
     )
-    return fields, _STRING(inserted)
+    return fields, _STRING(entry.insert_text)
 
 
 def completion_list(
