@@ -20,7 +20,6 @@ from pi_snippets_lsp.core.completion import Popup, sort_text, suggestion
 from pi_snippets_lsp.core.documents import Document, Encoding, units_length
 from pi_snippets_lsp.core.edits import TextEdit
 from pi_snippets_lsp.core.hover import fence
-from pi_snippets_lsp.core.markers import Marker
 from pi_snippets_lsp.core.snippet import Snippet
 from pi_snippets_lsp.lsp.options import ClientFeatures
 from pi_snippets_lsp.settings.diagnostics import SettingsDiagnostic
@@ -145,16 +144,6 @@ def lsp_range(document: Document, start: int, end: int, encoding: Encoding) -> t
     a, b = document.position_at(start, encoding), document.position_at(end, encoding)
     return types.Range(
         start=types.Position(a.line, a.character), end=types.Position(b.line, b.character)
-    )
-
-
-def hover(
-    document: Document, marker: Marker, text: str, markdown: bool, encoding: Encoding
-) -> types.Hover:
-    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
-    return types.Hover(
-        contents=types.MarkupContent(kind=kind, value=text),
-        range=lsp_range(document, marker.start, marker.end, encoding),
     )
 
 
