@@ -1,8 +1,9 @@
-"""Plain results of the core, as lsprotocol values.
+"""Plain results of the core as LSP shapes: lsprotocol values, and the completion list as
+JSON text.
 
 docs/lsp.md. The core modules answer in plain data and code-point offsets; this module
-is the one place that turns them into LSP shapes with positions in the negotiated
-encoding, so the handlers in ``server.py`` stay a few lines each.
+turns them into LSP shapes with positions in the negotiated encoding, so the handlers
+(``lsp.handlers``) stay a few lines each.
 """
 
 from __future__ import annotations
