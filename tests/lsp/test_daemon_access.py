@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import select
 import shutil
 import signal
 import socket
@@ -26,12 +25,12 @@ import pytest
 from pi_snippets_lsp.client import SnippetsClient
 from pi_snippets_lsp.wire.framing import encode
 
+from ..other_user import NOBODY, as_other_user
 from .conftest import SERVER
 from .daemons import STUCK, Daemon, Raw, client, daemons
 
 __all__ = ["daemons"]  # the fixture
 
-NOBODY = 65534
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -39,40 +38,6 @@ INITIALIZE = {
     "params": {"capabilities": {}, "initializationOptions": {"pollInterval": 0}},
 }
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "snippets/list", "params": {}}
-
-
-def as_other_user(work: Callable[[], str]) -> str:
-    """``work()`` in a forked child that has become uid/gid 65534; what it returned (or
-    the exception it raised, as text)."""
-    if os.geteuid() != 0:
-        pytest.skip("becoming another user needs root")
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: stdlib calls only, then _exit
-        result = "nothing"
-        try:
-            os.close(read_end)
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            result = work()
-        except BaseException as exc:
-            result = f"{type(exc).__name__}: {exc}"
-        finally:
-            os.write(write_end, result.encode("utf-8", "replace"))
-            os._exit(0)
-    os.close(write_end)
-    data = b""
-    try:
-        while select.select([read_end], [], [], STUCK)[0]:
-            chunk = os.read(read_end, 65536)
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        os.close(read_end)
-        os.waitpid(pid, 0)
-    return data.decode("utf-8", "replace")
 
 
 def answers_over(sock: socket.socket) -> str:
