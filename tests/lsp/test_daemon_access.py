@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from websockets.sync import client as ws_client
 
 from pi_snippets_lsp.client import SnippetsClient
 from pi_snippets_lsp.wire.framing import encode
@@ -270,7 +271,6 @@ def test_another_user_can_neither_read_the_token_nor_list_snippets(
 
 
 def test_ws_wants_the_token_too(daemons: Callable[..., Daemon]) -> None:
-    ws_client = pytest.importorskip("websockets.sync.client")
     daemon = daemons("--ws")
     write_settings(daemon.home)
     url = f"ws://127.0.0.1:{daemon.port}"
@@ -324,7 +324,6 @@ def handshake_status(port: int, host: str, origin: str | None = None) -> int:
 def test_ws_handshakes_from_web_pages_and_rebound_names_get_403(
     daemons: Callable[..., Daemon], host: str, origin: str | None, status: int
 ) -> None:
-    pytest.importorskip("websockets")
     daemon = daemons("--ws", "--allow-origin", "https://editor.example")
     host = host.format(port=daemon.port)
     origin = origin.format(port=daemon.port) if origin else None

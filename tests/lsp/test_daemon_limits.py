@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.sync import client as ws_client
 
 from pi_snippets_lsp.wire.framing import encode
 
@@ -102,7 +103,6 @@ def test_a_connection_without_initialize_is_closed(
 
 
 def test_a_websocket_without_initialize_is_closed(daemons: Callable[..., Daemon]) -> None:
-    ws_client = pytest.importorskip("websockets.sync.client")
     daemon = daemons("--ws", "--initialize-timeout", "1")
     url = f"ws://127.0.0.1:{daemon.port}"
     with (
@@ -317,7 +317,6 @@ def ws_expand(ws: Any, msg_id: int, text: str) -> str:
 def test_a_websocket_client_that_never_reads_costs_the_bound(
     daemons: Callable[..., Daemon],
 ) -> None:
-    ws_client = pytest.importorskip("websockets.sync.client")
     daemon = daemons("--ws", "--stuck-timeout", "600")
     big_settings(daemon.home)
     url = f"ws://127.0.0.1:{daemon.port}"
