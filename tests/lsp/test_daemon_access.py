@@ -26,7 +26,7 @@ from websockets.sync import client as ws_client
 from pi_snippets_lsp.client import SnippetsClient
 from pi_snippets_lsp.wire.framing import encode
 
-from ..other_user import NOBODY, as_other_user
+from ..unit.other_user import NOBODY, as_other_user
 from .conftest import SERVER
 from .daemons import STUCK, Daemon, Raw, client, daemons
 

@@ -24,7 +24,7 @@ from pi_snippets_lsp.settings import files as settings_file
 from pi_snippets_lsp.settings.files import MAX_SETTINGS_BYTES
 from pi_snippets_lsp.settings.layers import LoadRequest, SettingsFiles, load_config
 
-from ..other_user import as_other_user
+from .other_user import as_other_user
 
 #: Seconds a read may take before the test calls it blocked (it takes milliseconds).
 BLOCKED = 10.0

@@ -2,7 +2,8 @@
 
 The tests run as root in CI, and root reads, writes and connects whatever the modes say;
 what another user may do (read a file of mode 0, connect to a private socket) is tried
-from a child that has dropped to ``nobody``, not skipped.
+from a child that has dropped to ``nobody``, not skipped. Here, beside the unit tests,
+because scripts/mutation.sh copies ``tests/unit`` alone; tests/lsp imports it from here.
 """
 
 from __future__ import annotations
