@@ -124,7 +124,7 @@ def test_a_peer_of_another_uid_is_closed_even_when_the_socket_is_open_to_all(
     outcome = as_other_user(connect)
     assert outcome.startswith("closed, answered: ")
     assert "hunter2" not in outcome and "jsonrpc" not in outcome
-    assert f"uid {NOBODY}" in daemon.log()
+    assert daemon.logged(f"uid {NOBODY}")
     with client(daemon, "still mine") as session:  # the owner is served as before
         assert session.expand("%who").text == "still mine"
 
