@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: README's test command, and CI's (.ci/run).
 #
-#   bash scripts/test.sh [pytest args]           everything below (about 30 minutes on 2 cores)
-#   bash scripts/test.sh --quick [pytest args]   ruff, mypy, the unit and LSP tests on one
-#                                                Python, an eighth of the Hypothesis examples
-#                                                (a few minutes)
+#   bash scripts/test.sh                         everything below (about 30 minutes on 2 cores)
+#   bash scripts/test.sh [pytest args]           only that selection, on .venv's Python
+#   bash scripts/test.sh --quick [pytest args]   ruff, mypy, the unit and LSP tests (or the
+#                                                selection) on one Python, an eighth of the
+#                                                Hypothesis examples (a few minutes)
 #
 # Steps, each timed (the times are printed at the end):
 #   install      .venv (PI_SNIPPETS_VENV) with the package and its test tools, and
 #                .ci-cache/venv-3.X for each other CPython pyproject claims (scripts/pythons.py
 #                finds them: pyenv, PATH; a missing one is a skip printed in the summary);
 #                as root on Debian: Emacs with eglot, lsp-mode, company and yasnippet
+#                (apt-get waits up to 10 minutes for another apt or dpkg run to end, then
+#                says that apt is busy)
 #   ruff, mypy --strict, package (sdist and wheel built, checked, installed into a fresh venv)
 #   pytest       the whole suite on .venv's Python (unit and property tests, LSP sessions,
 #                Neovim, Emacs, the VS Code bundle under every claimed CPython, frontends,
@@ -20,15 +23,18 @@
 #   mutation     mutation testing of the core modules changed since their last passing run
 #                (scripts/mutation_record.py; PI_SNIPPETS_FULL_MUTATION=1: every module)
 #   VS Code      the extension in a real VS Code (code-server driven by Chromium)
-# Extra arguments select the tests: they replace the whole suite on .venv's Python and the
-# unit, LSP and frontend tests on the others (`bash scripts/test.sh tests/unit -k boundary`).
+# Extra arguments select tests (`bash scripts/test.sh tests/unit -k boundary`): .venv is
+# installed, then pytest runs that selection on .venv's Python, and nothing else runs (no
+# Debian packages, ruff, mypy, package, other CPythons, mutation testing or VS Code).
 #
 # Where it writes: the repository (.venv, .ci-cache/ with the other venvs, mutation.log and
 # the VS Code test's screenshots and logs; scripts/mutation-record.json when a changed module
 # passes: commit it), the download caches of pip (~/.cache/pip), npm (~/.npm) and the VS Code
-# test (~/.cache/pi-snippets-vscode-e2e, about 860 MB), and, as root, Debian packages
-# (emacs-nox and its elpa packages; chromium, libkrb5-dev, build-essential for the VS Code
-# test). Temporary files go to one folder under $TMPDIR, removed at the end.
+# test (~/.cache/pi-snippets-vscode-e2e, about 860 MB), the device id VS Code keeps for its
+# telemetry (~/.cache/Microsoft/DeveloperTools, written by the VS Code test's code-server),
+# and, as root, Debian packages (emacs-nox and its elpa packages; chromium, libkrb5-dev,
+# build-essential for the VS Code test). Temporary files (Neovim's log among them) go to one
+# folder under $TMPDIR, removed at the end.
 #
 # PI_SNIPPETS_VENV             virtualenv to use (default .venv in the repo)
 # PI_SNIPPETS_PYTHONS          the CPython versions to run (default: pyproject's, e.g. "3.11 3.12 3.13")
@@ -49,6 +55,9 @@ if [[ "${1:-}" == --quick ]]; then
     quick=1
     shift
 fi
+# A selection (any pytest argument) runs only itself.
+selected=0
+[[ $# -gt 0 ]] && selected=1
 
 mkdir -p "$cache" || exit 1
 # Every temporary file of the run (pytest's, pip's, the mutation and package checks') in one
@@ -135,11 +144,29 @@ install_venv() {
         echo "$want" >"$dir/.pi-snippets-installed"
 }
 
+#: Seconds apt-get waits for another apt or dpkg run to let go of its lock.
+apt_lock_wait=600
+
+# apt_get ARGS...: apt-get that waits for the lock (DPkg::Lock::Timeout covers the dpkg
+# lock and, for `update`, the package lists' lock), and, when the wait was not enough,
+# says so in one line instead of apt's "Could not get lock".
+apt_get() {
+    local log="$work/apt-get.err" rc
+    DEBIAN_FRONTEND=noninteractive apt-get -o "DPkg::Lock::Timeout=$apt_lock_wait" "$@" 2>"$log"
+    rc=$?
+    if [[ $rc != 0 ]] && grep -q "Could not get lock" "$log"; then
+        echo "apt is busy: another apt or dpkg run held its lock for ${apt_lock_wait}s; run again when it is done" >&2
+    else
+        cat "$log" >&2
+    fi
+    return $rc
+}
+
 install_debian_packages() {
     if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
         if ! command -v emacs >/dev/null || ! compgen -G "/usr/share/emacs/site-lisp/elpa/eglot*" >/dev/null \
             || ! compgen -G "/usr/share/emacs/site-lisp/elpa/lsp-mode*" >/dev/null; then
-            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq emacs-nox \
+            apt_get update -qq && apt_get install -y -qq emacs-nox \
                 elpa-eglot elpa-lsp-mode elpa-company elpa-markdown-mode elpa-yasnippet >/dev/null
         fi
     fi
@@ -149,7 +176,7 @@ run_step "install (${venv#"$repo/"})" install_venv python3 "$venv" "test,dev,edi
     summary
     exit 1
 }
-if [[ $quick == 0 ]]; then
+if [[ $quick == 0 && $selected == 0 ]]; then
     run_step "install (Debian packages: Emacs, when root)" install_debian_packages
 fi
 py="$venv/bin/python"
@@ -158,7 +185,7 @@ export PATH="$venv/bin:$PATH"
 
 # The other CPython versions pyproject claims, each with a venv of its own.
 others=()
-if [[ $quick == 0 ]]; then
+if [[ $quick == 0 && $selected == 0 ]]; then
     read -r -a wanted <<<"${PI_SNIPPETS_PYTHONS:-$("$py" scripts/pythons.py --supported | tr '\n' ' ')}"
     for version in "${wanted[@]}"; do
         [[ "$version" == "$main_version" ]] && continue
@@ -173,11 +200,6 @@ if [[ $quick == 0 ]]; then
     done
 fi
 
-# ------------------------------------------------------------------ checks
-
-run_step "ruff" bash -c 'ruff check . && ruff format --check .'
-run_step "mypy --strict" mypy
-
 # pytest_on PYTHON [args...]: one pytest run, in parallel; "no test collected" (exit 5, a
 # selection that matches nothing here) is not a failure.
 pytest_on() {
@@ -188,6 +210,19 @@ pytest_on() {
     [[ $rc == 5 ]] && return 0
     return $rc
 }
+
+# ------------------------------------------------------------------ a selection alone
+
+if [[ $quick == 0 && $selected == 1 ]]; then
+    run_step "pytest, CPython $main_version: $*" pytest_on "$py" "$@"
+    summary
+    exit $status
+fi
+
+# ------------------------------------------------------------------ checks
+
+run_step "ruff" bash -c 'ruff check . && ruff format --check .'
+run_step "mypy --strict" mypy
 
 if [[ $quick == 1 ]]; then
     selection=("$@")
@@ -203,9 +238,8 @@ run_step "package (sdist, wheel, twine check, install into a fresh venv)" \
 
 # ------------------------------------------------------------------ pytest, every CPython
 
-run_step "pytest, CPython $main_version: ${*:-the whole suite}" pytest_on "$py" "$@"
-selection=("$@")
-[[ ${#selection[@]} == 0 ]] && selection=(tests/unit tests/lsp tests/frontends)
+run_step "pytest, CPython $main_version: the whole suite" pytest_on "$py"
+selection=(tests/unit tests/lsp tests/frontends)
 for version in "${others[@]}"; do
     # The rules are the same on every version; an eighth of the random examples is enough
     # to show this one runs them (the exhaustive and table tests all run).

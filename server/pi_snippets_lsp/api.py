@@ -18,9 +18,10 @@ Contract (docs/agent-frontends.md, docs/configuration.md):
   ``trust_project`` is true, then ``options`` (a value of the ``piSimpleSnippets``
   namespace, the client layer the server gets from ``initializationOptions``).
 - ``expand`` is the server's ``snippets/expand``.
-- ``complete`` is the server's ``textDocument/completion``: it is computed by the same core
-  function (``completion.suggest``) and returns the same ``Suggestions`` the server turns
-  into LSP items (and the client parses back), so the three cannot drift.
+- ``complete`` is the server's ``textDocument/completion``: the same core functions rank
+  the names (``completion.popup``) and make each entry (``completion.suggestion``); the
+  server encodes those entries as LSP items and the client parses them back into the
+  same ``Suggestions``, so the three cannot drift.
 
 Nothing here touches the network, starts a thread or keeps state between calls; a
 ``Config`` is immutable and may be shared between threads.
@@ -104,7 +105,8 @@ def complete(text_before_cursor: str, config: Config) -> Suggestions | None:
     the server answers ``null``: no usable snippet is configured, or the cursor is not
     at the end of a snippet token (Pi's boundary rule: start of line, whitespace or CJK
     punctuation, optional ``( [ { < ```` wrappers, ``%``, a partial name). Items are
-    filtered and ordered with Pi's fuzzy rule, at most 20; this is the very function the
-    server's completion handler calls.
+    filtered and ordered with Pi's fuzzy rule, at most 20: the server's completion
+    handler lists the same snippets in the same order (``completion.popup``), each item
+    made from the same ``Suggestion`` (``completion.suggestion``).
     """
     return suggest(text_before_cursor, config)

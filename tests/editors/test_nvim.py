@@ -27,6 +27,12 @@ REPO = HERE.parent.parent
 LUA_TESTS = sorted(LUA_DIR.glob("test_*.lua"))
 TIMEOUT_S = 120
 MIN_VERSION = (0, 11)
+#: Neovim's own log (``$NVIM_LOG_FILE``), for every Neovim these tests start (children
+#: inherit it): in the run's temporary folder (scripts/test.sh's, removed at its end). A
+#: Neovim that cannot create its default log (``$XDG_STATE_HOME/nvim/log``, under a test's
+#: folder that may be gone when a child starts) writes ``.nvimlog`` into its working
+#: directory, the repository.
+NVIM_LOG = Path(tempfile.gettempdir()) / "pi-snippets-nvim.log"
 
 
 def _params() -> list[object]:
@@ -51,7 +57,12 @@ def _find_nvim() -> str | None:
 def _version(nvim: str) -> tuple[int, int]:
     try:
         out = subprocess.run(
-            [nvim, "--version"], capture_output=True, text=True, timeout=30, check=False
+            [nvim, "--version"],
+            env={**os.environ, "NVIM_LOG_FILE": str(NVIM_LOG)},
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return (0, 0)
@@ -89,6 +100,7 @@ def test_nvim(script: Path) -> None:
             "XDG_CACHE_HOME": str(home / "cache"),
             "TMPDIR": str(home),
             "PI_CODING_AGENT_DIR": str(home / "agent-unset"),
+            "NVIM_LOG_FILE": str(NVIM_LOG),
         }
         env.pop("NVIM", None)  # not a child of another Neovim
         env.pop("VIMINIT", None)

@@ -353,7 +353,7 @@ def esbuild() -> Iterator[Path]:
 def test_the_extension_typechecks_against_the_generated_protocol(esbuild: Path) -> None:
     """``tsc --noEmit`` over the extension: every ``snippets/*`` field it reads or sends
     exists in ``src/protocol.ts``, which scripts/wire_types.py writes from the server's
-    protocol.py (tests/unit/test_wire_types.py checks that it is current)."""
+    wire/messages.py (tests/editors/test_wire_types.py checks that it is current)."""
     tsc = VSCODE / "node_modules" / ".bin" / "tsc"
     done = subprocess.run(
         [str(tsc), "--noEmit", "-p", str(VSCODE)],

@@ -6,7 +6,7 @@ editors' copies are generated from it by scripts/wire_types.py
 (``editors/vscode/src/protocol.ts``, ``editors/nvim/lua/pi_snippets/protocol.lua``), so:
 
 - the generated files must be what the script writes now (a field renamed in
-  protocol.py fails here until they are regenerated);
+  wire/messages.py fails here until they are regenerated);
 - the editors must not keep copies of their own: no method name spelled out, no interface
   or class of a message type declared by hand;
 - the fields the Lua plugin reads and sends must exist in the message they come from (no

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.sync import client as ws_client
 
 from .conftest import SERVER
 from .daemons import STUCK, Daemon, Raw, client, daemons
@@ -161,7 +162,6 @@ def test_a_port_in_use_is_a_clear_error(daemons: Callable[..., Daemon], tmp_path
 
 
 def test_websocket_sessions_are_separate_too(daemons: Callable[..., Daemon]) -> None:
-    ws_client = pytest.importorskip("websockets.sync.client")
     daemon = daemons("--ws")
 
     def handshake(ws: Any, name: str) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import select
 import shutil
 import signal
 import socket
@@ -22,16 +21,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from websockets.sync import client as ws_client
 
 from pi_snippets_lsp.client import SnippetsClient
 from pi_snippets_lsp.wire.framing import encode
 
+from ..unit.other_user import NOBODY, as_other_user
 from .conftest import SERVER
 from .daemons import STUCK, Daemon, Raw, client, daemons
 
 __all__ = ["daemons"]  # the fixture
 
-NOBODY = 65534
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -39,40 +39,6 @@ INITIALIZE = {
     "params": {"capabilities": {}, "initializationOptions": {"pollInterval": 0}},
 }
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "snippets/list", "params": {}}
-
-
-def as_other_user(work: Callable[[], str]) -> str:
-    """``work()`` in a forked child that has become uid/gid 65534; what it returned (or
-    the exception it raised, as text)."""
-    if os.geteuid() != 0:
-        pytest.skip("becoming another user needs root")
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: stdlib calls only, then _exit
-        result = "nothing"
-        try:
-            os.close(read_end)
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            result = work()
-        except BaseException as exc:
-            result = f"{type(exc).__name__}: {exc}"
-        finally:
-            os.write(write_end, result.encode("utf-8", "replace"))
-            os._exit(0)
-    os.close(write_end)
-    data = b""
-    try:
-        while select.select([read_end], [], [], STUCK)[0]:
-            chunk = os.read(read_end, 65536)
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        os.close(read_end)
-        os.waitpid(pid, 0)
-    return data.decode("utf-8", "replace")
 
 
 def answers_over(sock: socket.socket) -> str:
@@ -158,7 +124,7 @@ def test_a_peer_of_another_uid_is_closed_even_when_the_socket_is_open_to_all(
     outcome = as_other_user(connect)
     assert outcome.startswith("closed, answered: ")
     assert "hunter2" not in outcome and "jsonrpc" not in outcome
-    assert f"uid {NOBODY}" in daemon.log()
+    assert daemon.logged(f"uid {NOBODY}")
     with client(daemon, "still mine") as session:  # the owner is served as before
         assert session.expand("%who").text == "still mine"
 
@@ -305,7 +271,6 @@ def test_another_user_can_neither_read_the_token_nor_list_snippets(
 
 
 def test_ws_wants_the_token_too(daemons: Callable[..., Daemon]) -> None:
-    ws_client = pytest.importorskip("websockets.sync.client")
     daemon = daemons("--ws")
     write_settings(daemon.home)
     url = f"ws://127.0.0.1:{daemon.port}"
@@ -359,7 +324,6 @@ def handshake_status(port: int, host: str, origin: str | None = None) -> int:
 def test_ws_handshakes_from_web_pages_and_rebound_names_get_403(
     daemons: Callable[..., Daemon], host: str, origin: str | None, status: int
 ) -> None:
-    pytest.importorskip("websockets")
     daemon = daemons("--ws", "--allow-origin", "https://editor.example")
     host = host.format(port=daemon.port)
     origin = origin.format(port=daemon.port) if origin else None

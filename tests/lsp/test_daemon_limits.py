@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.sync import client as ws_client
 
 from pi_snippets_lsp.wire.framing import encode
 
@@ -92,17 +93,13 @@ def test_a_connection_without_initialize_is_closed(
     assert raw.receive() is None, "closed after the initialize timeout"
     # The line is written just before the close; the thread reading the daemon's stderr
     # may see it a moment after the close is seen here.
-    deadline = time.monotonic() + STUCK
-    while "no valid initialize within 1s" not in daemon.log() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert "no valid initialize within 1s" in daemon.log()
+    assert daemon.logged("no valid initialize within 1s")
     with client(daemon, "later") as session:  # an initialized session is never timed out
         time.sleep(1.5)
         assert session.expand("%who").text == "later"
 
 
 def test_a_websocket_without_initialize_is_closed(daemons: Callable[..., Daemon]) -> None:
-    ws_client = pytest.importorskip("websockets.sync.client")
     daemon = daemons("--ws", "--initialize-timeout", "1")
     url = f"ws://127.0.0.1:{daemon.port}"
     with (
@@ -142,7 +139,7 @@ def test_a_body_over_the_limit_is_refused_and_the_next_message_answered(
                   "params": {"text": "y" * 20 * MIB}})  # fmt: skip
     raw.sock.sendall(big)
     assert raw.expand(6, "%a")["result"]["text"] == "A"
-    assert "over the limit of 100000 bytes" in daemon.log()
+    assert daemon.logged("over the limit of 100000 bytes")
     assert rss(daemon.process.pid) < before + 16 * MIB
 
 
@@ -317,7 +314,6 @@ def ws_expand(ws: Any, msg_id: int, text: str) -> str:
 def test_a_websocket_client_that_never_reads_costs_the_bound(
     daemons: Callable[..., Daemon],
 ) -> None:
-    ws_client = pytest.importorskip("websockets.sync.client")
     daemon = daemons("--ws", "--stuck-timeout", "600")
     big_settings(daemon.home)
     url = f"ws://127.0.0.1:{daemon.port}"

@@ -13,6 +13,7 @@ import time
 
 import pytest
 from lsprotocol import types
+from websockets.sync import client as ws_client
 
 from pi_snippets_lsp.wire.framing import MessageReader
 from pi_snippets_lsp.wire.framing import encode as frame
@@ -140,13 +141,12 @@ def test_tcp_transport_serves_expand(tmp_path):
 
 
 def test_websocket_transport_serves_expand(tmp_path):
-    websockets = pytest.importorskip("websockets.sync.client")
     proc, port = start_socket_server("--ws", tmp_path)
     try:
         deadline = time.monotonic() + 20
         while True:
             try:
-                ws = websockets.connect(f"ws://127.0.0.1:{port}", open_timeout=20)
+                ws = ws_client.connect(f"ws://127.0.0.1:{port}", open_timeout=20)
                 break
             except OSError:
                 if time.monotonic() > deadline:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -471,7 +472,6 @@ def test_an_unknown_tool_is_invalid_params() -> None:
 
 
 def test_structured_content_matches_each_output_schema() -> None:
-    jsonschema = pytest.importorskip("jsonschema")
     listed = tools()
     config = config_of({"review": REVIEW, "Bad Name": "x"})
     for name, arguments in [

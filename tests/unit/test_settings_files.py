@@ -12,6 +12,7 @@ import json
 import os
 import socket
 import stat
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +23,8 @@ from pi_snippets_lsp.core.config import SETTINGS_KEY, Config
 from pi_snippets_lsp.settings import files as settings_file
 from pi_snippets_lsp.settings.files import MAX_SETTINGS_BYTES
 from pi_snippets_lsp.settings.layers import LoadRequest, SettingsFiles, load_config
+
+from .other_user import as_other_user
 
 #: Seconds a read may take before the test calls it blocked (it takes milliseconds).
 BLOCKED = 10.0
@@ -271,12 +274,26 @@ def test_a_refused_read_is_read_again_at_the_next_look_until_it_succeeds(
     assert files.failed == set()
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_a_file_without_read_permission_is_a_warning(tmp_path: Path) -> None:
-    path = write_json(tmp_path / "settings.json", snippets("a", "A"))
-    path.chmod(0)
-    config = load_user_file(path)
-    assert config.warnings == (f"cannot read {path}: Permission denied",)
+@pytest.mark.parametrize(("mode", "warnings"), [(0o644, "()"), (0, "Permission denied")])
+def test_a_file_without_read_permission_is_a_warning(mode: int, warnings: str) -> None:
+    """Read by a user the mode refuses: as root (CI), from a child that has become
+    ``nobody`` (root reads a file whatever its mode), in a folder any user may enter (not
+    pytest's, which is its owner's alone); the readable file shows that the folder is no
+    obstacle."""
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        folder.chmod(0o711)
+        path = write_json(folder / "settings.json", snippets("a", "A"))
+        path.chmod(mode)
+
+        def read() -> str:
+            return repr(load_user_file(path).warnings)
+
+        outcome = as_other_user(read) if os.geteuid() == 0 else read()
+    if mode:
+        assert outcome == warnings
+    else:
+        assert outcome == repr((f"cannot read {path}: {warnings}",))
 
 
 # --------------------------------------------------------------------------- saves

@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from pi_snippets_lsp.core.completion import Suggestion, popup
+from pi_snippets_lsp.client.answers import parse_suggestions
+from pi_snippets_lsp.core.completion import Suggestion, popup, suggest
 from pi_snippets_lsp.core.config import Layer, validate_layers
+from pi_snippets_lsp.core.documents import Document
 from pi_snippets_lsp.core.snippet import normalize_newlines, preview
 from pi_snippets_lsp.lsp.options import ClientFeatures
 from pi_snippets_lsp.lsp.translate import completion_list, literal_markdown
@@ -299,3 +301,30 @@ def test_the_same_snippet_under_other_settings_is_encoded_for_them(markdown: boo
         (text[0], plain, text[1]),
         (text[0], marked, text[1]),
     ]
+
+
+@settings(max_examples=examples(100))
+@given(
+    snippets=st.dictionaries(
+        st.text(alphabet="abc-", min_size=1, max_size=4),
+        st.text(alphabet='a `%\n\r\t"\\é😀', max_size=20),
+        min_size=1,
+        max_size=8,
+    ),
+    expand=st.booleans(),
+    query=st.text(alphabet="abc", max_size=2),
+)
+def test_the_server_lists_what_the_api_suggests(
+    snippets: dict[str, str], expand: bool, query: str
+) -> None:
+    """One entry, two carriers: the server's items, parsed back by the client, are the
+    in-process API's ``Suggestions`` (name, text, source, rank, preview, insert)."""
+    namespace = {"snippets": snippets, "expandOnCompletion": expand}
+    config = validate_layers([Layer(source="s.json", settings={"piSimpleSnippets": namespace})])
+    before = "say %" + query
+    listed = popup(before, config)
+    if listed is None:
+        return  # every value blank: nothing configured
+    encoded = completion_list(listed, 0, before, "utf-16", ClientFeatures())
+    document = Document("file:///p.md", before)
+    assert parse_suggestions(json.loads(encoded), document, len(before)) == suggest(before, config)

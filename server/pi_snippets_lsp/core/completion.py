@@ -55,28 +55,38 @@ class Suggestion:
 
     @property
     def accept_summary(self) -> str:
-        """What accepting does, in a few words (the LSP ``detail``): ``accept_summary``."""
-        return accept_summary(self.label, self.insert_text)
+        """What accepting does, in a few words (the LSP ``detail``).
+
+        The row already shows the preview and the documentation the whole text, so this
+        says only what lands in the prompt: the marker, or the text and how many lines it
+        has (``Inserts %review``, ``Inserts the text (3 lines)``). Lines are counted the
+        LSP way; ``insert_text`` has only ``\n`` line breaks.
+        """
+        if self.insert_text == self.label:
+            return f"Inserts {self.label}"
+        lines = self.insert_text.count("\n") + 1
+        return f"Inserts the text ({lines} line{'' if lines == 1 else 's'})"
+
+
+def suggestion(snippet: Snippet, rank: int, expand_on_completion: bool) -> Suggestion:
+    """``snippet`` as the popup's entry at ``rank``: the one place an entry is worked out
+    from a snippet. ``suggest`` lists these for the API; the server encodes each one's
+    fields (``translate.completion_list``) and the client parses them back
+    (``client.answers``), so every caller describes an entry alike."""
+    return Suggestion(
+        name=snippet.name,
+        value=snippet.value,
+        source=snippet.source,
+        rank=rank,
+        preview=preview(snippet.value),
+        insert_text=insert_text(snippet, expand_on_completion),
+    )
 
 
 def sort_text(rank: int) -> str:
     """The LSP ``sortText`` of the item at ``rank``: the rank zero-padded, so clients that
     sort by it keep Pi's order."""
     return f"{rank:04d}"
-
-
-def accept_summary(label: str, insert_text: str) -> str:
-    """What accepting an item does, in a few words (the LSP ``detail``).
-
-    The row already shows the preview and the documentation the whole text, so this says
-    only what lands in the prompt: the marker, or the text and how many lines it has
-    (``Inserts %review``, ``Inserts the text (3 lines)``). Lines are counted the LSP way;
-    ``insert_text`` has only ``\n`` line breaks.
-    """
-    if insert_text == label:
-        return f"Inserts {label}"
-    lines = insert_text.count("\n") + 1
-    return f"Inserts the text ({lines} line{'' if lines == 1 else 's'})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +112,10 @@ class Popup(NamedTuple):
     """What the popup lists for the snippet token that ends the text before the cursor,
     as the configured snippets themselves: the step before ``Suggestions``.
 
-    The server encodes its items from the snippets (each snippet's encoded parts are kept
-    from keystroke to keystroke), so it needs no ``Suggestion`` values; ``suggest`` makes
-    them for the in-process API. The fields mean what ``Suggestions``' do.
+    The server keeps each snippet's encoded item from keystroke to keystroke, so it makes
+    a ``Suggestion`` only for a snippet new to the popup, not twenty per keystroke;
+    ``suggest`` makes them all for the in-process API. The fields mean what
+    ``Suggestions``' do.
     """
 
     #: Best first, at most ``MAX_ITEMS``.
@@ -148,15 +159,9 @@ def suggest(text_before_cursor: str, config: Config) -> Suggestions | None:
     listed = popup(text_before_cursor, config)
     if listed is None:
         return None
+    expand_on_completion = listed.expand_on_completion
     items = tuple(
-        Suggestion(
-            name=snippet.name,
-            value=snippet.value,
-            source=snippet.source,
-            rank=rank,
-            preview=preview(snippet.value),
-            insert_text=insert_text(snippet, listed.expand_on_completion),
-        )
+        suggestion(snippet, rank, expand_on_completion)
         for rank, snippet in enumerate(listed.snippets)
     )
     return Suggestions(

@@ -12,7 +12,8 @@ end of its line means the end of the line, a line past the end means the end of 
 
 A document is kept as blocks of whole lines (some 16k characters each) with the start of
 every line inside its block, so a keystroke costs the block it touches, not the whole
-text: re-indexing a million lines on every change took hundreds of milliseconds.
+text: re-indexing every line on every change would make a keystroke cost the whole
+document.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ _CUT: Final = re.compile(rf"(?!\r\n)[^a-z0-9._%\-{re.escape(WRAPPERS)}]")
 _LONGEST_WINDOW: Final = 4
 _SEPARATOR_SET: Final = frozenset(SEPARATORS)
 #: ``marker_pieces``' windows are at most this many characters apart: each costs one
-#: split (a few milliseconds that hold the GIL) and a chunk of tokens.
+#: split (one C call that holds the GIL) and a chunk of tokens.
 _MOST_PIECES_STEP: Final = 16384
 
 _Get = Callable[..., "str | None"]

@@ -57,7 +57,8 @@ NAME_PATTERN: Final = r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?"
 #: Characters a partial name typed in the popup may contain.
 NAME_RUN_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
 
-#: The name rule is ASCII-only, so the standard library's engine (faster to call) suffices.
+#: The name rule is ASCII-only, so the standard library's engine suffices: ``regex`` is
+#: imported only when a text needs Unicode's script properties (``_separator_re``).
 _NAME_RE: Final = re.compile(NAME_PATTERN)
 _QUERY_RE: Final = re.compile(r"[a-z0-9][a-z0-9._-]*")
 
@@ -123,8 +124,8 @@ def is_separator(char: str) -> bool:
 @lru_cache(maxsize=1)
 def _separator_re() -> regex.Pattern[str]:
     """The separator class, compiled when a text first needs Unicode's answer: the
-    ``regex`` engine (for script properties) costs a server start ~15 ms to import,
-    and most prompts are answered by ``COMMON_SEPARATORS`` alone."""
+    ``regex`` engine (for script properties) would otherwise be imported by every
+    server's start, and most prompts are answered by ``COMMON_SEPARATORS`` alone."""
     import regex  # noqa: PLC0415 (see above)
 
     return regex.compile(_SEPARATOR)

@@ -5,8 +5,8 @@ greedy scan takes.
 
 Rules: docs/grammar.md, "Ranking" (``core.ranking`` states them text by text). A popup
 lists the best 20 of thousands of names on every keystroke, and pi-tui scores every name
-each time; following each name in Python costs a microsecond or more, a hundred thousand
-names a tenth of a second. Here the texts that take the same positions for a query's
+each time; following each name in Python makes every keystroke's cost grow with the
+number of names. Here the texts that take the same positions for a query's
 first characters are one state, a bit set (bit k: text k): one integer operation moves
 all of them one character on, so the cost follows the number of distinct positions, not
 of texts, and the search stops once the list is settled. The scores are pi-tui's to the

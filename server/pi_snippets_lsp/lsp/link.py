@@ -44,8 +44,8 @@ class ClientLink:
         self.features = features
         #: The process serves this session alone (stdio): each generation is frozen out
         #: of the garbage collector's walks (``gc.freeze``). A full collection walks every
-        #: tracked object; a generation of 100,000 snippets and its index made each one
-        #: take tens of milliseconds, a pause of whatever request met it, for objects
+        #: tracked object, and a large generation (its snippets and its index) makes each
+        #: walk long: a pause of whatever request met it, for objects
         #: that live until the next load (and are freed by their counts then: they hold
         #: no cycles). A daemon does not: it collects its ended sessions (``lsp.daemon``).
         self.freeze_generations = False

@@ -133,8 +133,8 @@ class SnippetsProtocol(LanguageServerProtocol):
 
         A result is written as plain JSON: built so already (completion lists, the custom
         requests' answers), or turned so by ``lsp_json`` (lsprotocol values). pygls would
-        send each through cattrs, whose first use per class generates code: ~35 ms of
-        answering ``initialize``, and the first hover or code action of a session."""
+        send each through cattrs, whose first use per class generates code: time paid
+        in answering ``initialize``, and the first hover or code action of a session."""
         if error is not None and error.data is not None and not self._server.flags.error_details:
             error = types.ResponseError(code=error.code, message=error.message)
         if error is None and isinstance(result, JsonText):  # encoded already
@@ -249,8 +249,8 @@ def shared_converter() -> cattrs.Converter:
     """The one cattrs converter of the process, shared by every session's protocol.
 
     pygls would make one per server, and each generates (and keeps) its structuring
-    functions for the messages its session sees: ~170 KiB per session of a daemon, and
-    ~35 ms of its first messages. Nothing in it belongs to a session: after pygls's own
+    functions for the messages its session sees: memory in every session of a daemon,
+    and time in its first messages. Nothing in it belongs to a session: after pygls's own
     hooks are registered (once, here) it only caches what it generated.
     """
     converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]

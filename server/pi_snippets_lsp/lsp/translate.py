@@ -1,8 +1,9 @@
-"""Plain results of the core, as lsprotocol values.
+"""Plain results of the core as LSP shapes: lsprotocol values, and the completion list as
+JSON text.
 
 docs/lsp.md. The core modules answer in plain data and code-point offsets; this module
-is the one place that turns them into LSP shapes with positions in the negotiated
-encoding, so the handlers in ``server.py`` stay a few lines each.
+turns them into LSP shapes with positions in the negotiated encoding, so the handlers
+(``lsp.handlers``) stay a few lines each.
 """
 
 from __future__ import annotations
@@ -16,13 +17,11 @@ from typing import Final
 from lsprotocol import types
 
 from pi_snippets_lsp.core.code_actions import EXPAND_COMMAND, EXPAND_KIND, Action
-from pi_snippets_lsp.core.completion import Popup, accept_summary, insert_text, sort_text
+from pi_snippets_lsp.core.completion import Popup, sort_text, suggestion
 from pi_snippets_lsp.core.documents import Document, Encoding, units_length
 from pi_snippets_lsp.core.edits import TextEdit
-from pi_snippets_lsp.core.grammar import TRIGGER
 from pi_snippets_lsp.core.hover import fence
-from pi_snippets_lsp.core.markers import Marker
-from pi_snippets_lsp.core.snippet import Snippet, preview
+from pi_snippets_lsp.core.snippet import Snippet
 from pi_snippets_lsp.lsp.options import ClientFeatures
 from pi_snippets_lsp.settings.diagnostics import SettingsDiagnostic
 
@@ -40,13 +39,6 @@ def literal_markdown(text: str) -> str:
     """
     ticks = fence(text)
     return f"{ticks}text\n{text}\n{ticks}"
-
-
-def documentation(value: str, markdown: bool) -> str | dict[str, str]:
-    """The whole snippet text, shown literally: fenced Markdown, or plain text."""
-    if markdown:
-        return {"kind": "markdown", "value": literal_markdown(value)}
-    return value
 
 
 #: LSP enum values of an item (``CompletionItemKind.Snippet``, ``InsertTextFormat``
@@ -72,29 +64,30 @@ _STRING: Final = json.encoder.encode_basestring_ascii
 @functools.lru_cache(maxsize=1024)
 def _encoded_item(snippet: Snippet, expand_on_completion: bool, markdown: bool) -> tuple[str, str]:
     """The parts of a snippet's ``CompletionItem`` that no request changes, encoded: the
-    fields before ``sortText`` (``"label":...``, no braces) and the ``newText``.
+    fields before ``sortText`` (``"label":...``, no braces) and the ``newText``. The
+    fields are ``core.completion.suggestion``'s, as the API lists them; only the rank
+    (``sortText``) and the range are the request's, spliced in by ``completion_list``.
 
     The popup shows the same snippets on keystroke after keystroke, and encoding their
     texts (the documentation is the whole value) is most of building a list: a snippet's
-    parts are encoded once and kept for the latest thousand (a few hundred KB). Written
-    field by field with JSON's string encoder, in the order ``json.dumps`` of the item
-    would write them: a snippet new to the popup costs a few microseconds, not tens.
+    parts are encoded once and kept for the latest thousand. Written field by field with
+    JSON's string encoder, in the order ``json.dumps`` of the item would write them, so a
+    snippet new to the popup builds no dict to encode.
     """
-    name, value, source = snippet
-    label = TRIGGER + name
-    inserted = insert_text(snippet, expand_on_completion)
+    entry = suggestion(snippet, 0, expand_on_completion)
+    label = _STRING(entry.label)
     if markdown:
-        docs = f'{{"kind":"markdown","value":{_STRING(literal_markdown(value))}}}'
+        docs = f'{{"kind":"markdown","value":{_STRING(literal_markdown(entry.value))}}}'
     else:
-        docs = _STRING(value)
+        docs = _STRING(entry.value)
     fields = (
-        f'"label":{_STRING(label)},"labelDetails":{{"description":{_STRING(preview(value))}}},'
-        f'"kind":{_SNIPPET_KIND},"detail":{_STRING(accept_summary(label, inserted))},'
-        f'"documentation":{docs},"filterText":{_STRING(label)},'
+        f'"label":{label},"labelDetails":{{"description":{_STRING(entry.preview)}}},'
+        f'"kind":{_SNIPPET_KIND},"detail":{_STRING(entry.accept_summary)},'
+        f'"documentation":{docs},"filterText":{label},'
         f'"insertTextFormat":{_PLAIN_TEXT},"insertTextMode":{_AS_IS},'
-        f'"data":{{"source":{_STRING(source)}}}'
+        f'"data":{{"source":{_STRING(entry.source)}}}'
     )
-    return fields, _STRING(inserted)
+    return fields, _STRING(entry.insert_text)
 
 
 def completion_list(
@@ -116,8 +109,9 @@ def completion_list(
     serve. ``asIs`` stops clients that honor it (VS Code, lsp-mode) from adjusting
     indentation; it is also the list's default for clients that take
     ``itemDefaults.insertTextMode``. Written as JSON text, not lsprotocol objects: the
-    list is answered on every keystroke after ``%``, and converting twenty objects
-    through cattrs, or even encoding twenty values, would cost more than ranking them.
+    list is answered on every keystroke after ``%``, so it is spliced from each
+    snippet's parts, encoded once (``_encoded_item``), and converts or encodes no item
+    per keystroke (scripts/bench measures it against the protocol's own floor).
     """
     start = units_length(before[: listed.replace_start], encoding)
     end = units_length(before[: listed.replace_end], encoding)
@@ -152,16 +146,6 @@ def lsp_range(document: Document, start: int, end: int, encoding: Encoding) -> t
     a, b = document.position_at(start, encoding), document.position_at(end, encoding)
     return types.Range(
         start=types.Position(a.line, a.character), end=types.Position(b.line, b.character)
-    )
-
-
-def hover(
-    document: Document, marker: Marker, text: str, markdown: bool, encoding: Encoding
-) -> types.Hover:
-    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
-    return types.Hover(
-        contents=types.MarkupContent(kind=kind, value=text),
-        range=lsp_range(document, marker.start, marker.end, encoding),
     )
 
 

@@ -2,7 +2,8 @@
 # End-to-end test of the VS Code extension in a real VS Code (code-server), driven by headless
 # Chromium through puppeteer-core. Installs what it needs on a fresh Debian machine and caches it:
 # about 860 MB in the cache (code-server 620 MB, Node 24 190 MB, puppeteer-core 60 MB), plus
-# Debian's chromium and libkrb5-dev.
+# Debian's chromium and libkrb5-dev. code-server also keeps VS Code's telemetry device id in
+# ~/.cache/Microsoft/DeveloperTools ($XDG_CACHE_HOME/Microsoft when that is set).
 #
 # Only the .vsix is installed: code-server runs with a PATH whose python3 is a plain CPython 3.11+
 # that cannot import pi_snippets_lsp (checked before it starts), so the extension must start the
@@ -119,11 +120,22 @@ command -v npm >/dev/null || need_apt+=(npm)
 mkdir -p "$OUT" || setup_failed "cannot create $OUT"
 # What an earlier run left: its results and logs, and the run directory of one that was killed.
 rm -rf "$OUT"/run-* "$OUT"/*.png "$OUT"/*.log "$OUT"/results.json
+# apt-get waits this long for another apt or dpkg run to let go of its lock (update: the
+# package lists' lock; install: dpkg's), then fails saying that apt is busy.
+APT_LOCK_WAIT=600
+apt_failed() {
+    if grep -q "Could not get lock" "$OUT/apt.log" 2>/dev/null; then
+        setup_failed "apt is busy: another apt or dpkg run held its lock for ${APT_LOCK_WAIT}s; run again when it is done"
+    fi
+    setup_failed "$1 (see $OUT/apt.log)"
+}
 if ((${#need_apt[@]} > 0)); then
     log "apt-get install ${need_apt[*]}"
-    as_root apt-get update -q >/dev/null || setup_failed "apt-get update failed"
-    as_root env DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q "${need_apt[@]}" >"$OUT/apt.log" 2>&1 ||
-        setup_failed "apt-get install ${need_apt[*]} failed (see $OUT/apt.log)"
+    as_root apt-get -o "DPkg::Lock::Timeout=$APT_LOCK_WAIT" update -q >"$OUT/apt.log" 2>&1 ||
+        apt_failed "apt-get update failed"
+    as_root env DEBIAN_FRONTEND=noninteractive timeout $((900 + APT_LOCK_WAIT)) \
+        apt-get -o "DPkg::Lock::Timeout=$APT_LOCK_WAIT" install -y -q "${need_apt[@]}" >>"$OUT/apt.log" 2>&1 ||
+        apt_failed "apt-get install ${need_apt[*]} failed"
 fi
 CHROMIUM="$(command -v chromium)" || setup_failed "chromium not found"
 

@@ -49,11 +49,12 @@ def tokens_json(
     text: str, snippets: Any, encoding: Any, start: int = 0, end: int | None = None
 ) -> JsonText:
     """``SemanticTokens`` encoded where they are computed (a worker thread, for a large
-    text): a million integers turned into JSON one by one on the loop took a second.
+    text): a million integers turned into JSON one by one on the loop would hold every
+    other answer meanwhile.
 
-    Chunk by chunk (``token_chunks``: a window of at most 16 Ki characters each, about
-    a millisecond of C calls, so the worker thread lets the loop have the GIL in
-    between). No spaces: JSON would allow them, but they would be a third of the bytes."""
+    Chunk by chunk (``token_chunks``: a window of at most 16 Ki characters each, a short
+    run of C calls, so the worker thread lets the loop have the GIL in between). No
+    spaces: JSON would allow them, but they would be a third of the bytes."""
     parts = [_json_of(chunk) for chunk in token_chunks(text, snippets, encoding, start, end)]
     return JsonText('{"data":[' + ",".join(parts) + "]}")
 

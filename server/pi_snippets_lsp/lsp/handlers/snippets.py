@@ -1,7 +1,9 @@
 """The custom requests ``snippets/expand``, ``snippets/list`` and ``snippets/reload``
 (docs/lsp.md, "Custom requests"): their params checked by ``wire.messages``, every
 answer after the first load (and its ``snippets/didLoad``), so a frontend sees them in
-the order it sent them."""
+the order it sent them. Each waits for that load once, before its params are checked
+(a bad request's error keeps its place too), then reads the generation as it is
+(``config_for``): ``loaded_config_for`` would queue it a second time."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ def register(server: SnippetsServer) -> None:
     async def snippets_expand(ls: SnippetsServer, params: object) -> dict[str, Any]:
         await ls.session.ensure_loaded()
         request = params_of(ExpandParams, params, EXPAND)
-        config = await ls.session.loaded_config_for(request.uri)
+        config = ls.session.config_for(request.uri)
         result = await off_loop(ls, len(request.text), expand, request.text, config.values)
         return ExpandResult(result.text, result.changed).to_json()
 
@@ -35,7 +37,7 @@ def register(server: SnippetsServer) -> None:
     async def snippets_list(ls: SnippetsServer, params: object) -> dict[str, Any]:
         await ls.session.ensure_loaded()
         request = params_of(ListParams, params, LIST)
-        return SnippetsListing.of(await ls.session.loaded_config_for(request.uri)).to_json()
+        return SnippetsListing.of(ls.session.config_for(request.uri)).to_json()
 
     @server.feature(RELOAD)
     async def snippets_reload(ls: SnippetsServer, params: object) -> dict[str, Any]:
