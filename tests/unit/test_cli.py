@@ -173,8 +173,10 @@ def test_an_untrusted_project_is_skipped_with_a_note(home: Home, project: Path) 
     assert result.returncode == 0
     assert result.stdout == b"USER %p user"
     project_file = project / ".pi" / "settings.json"
-    assert f"skipped untrusted project settings {project_file}" in result.stderr
-    assert "--trust-project" in result.stderr
+    assert result.stderr == (
+        f"pi-simple-snippets: skipped project settings {project_file}: the project is not "
+        "trusted (pass --trust-project to read it)\n"
+    )
 
 
 def test_the_current_directory_is_the_default_project(home: Home) -> None:
@@ -249,9 +251,10 @@ def test_check_without_any_settings_file(home: Home) -> None:
 def test_check_mentions_an_untrusted_project(home: Home, project: Path) -> None:
     result = home.run("check", "--project", str(project))
     assert result.returncode == 0
-    assert f"skipped untrusted project settings {project / '.pi' / 'settings.json'}" in (
-        result.text
-    )
+    assert (
+        f"note: skipped project settings {project / '.pi' / 'settings.json'}: the project is "
+        "not trusted (pass --trust-project to read it)"
+    ) in result.text.splitlines()
 
 
 def test_check_json_has_exactly_the_documented_keys(home: Home) -> None:

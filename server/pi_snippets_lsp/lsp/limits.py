@@ -23,12 +23,14 @@ Standard library only.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # the command line reads the defaults here: no event loop, no logging
+    import asyncio
+    import logging
 
 MIB: Final = 1024 * 1024
 
