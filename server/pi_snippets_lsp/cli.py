@@ -12,17 +12,19 @@ imported by the serving commands alone, when they run (tests/unit/test_layout.py
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import io
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from pi_snippets_lsp.core.catalog import TRUST_FLAG_HINT, untrusted_note
 from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config
-from pi_snippets_lsp.core.expansion import Expansion, expand
+from pi_snippets_lsp.core.expansion import Expansion, expand_once
 from pi_snippets_lsp.core.snippet import preview
 from pi_snippets_lsp.core.surrogates import without_lone_surrogates
 from pi_snippets_lsp.lsp.limits import MIB, Limits
@@ -249,7 +251,7 @@ def run_expand(args: argparse.Namespace) -> int:
     # endings and a trailing newline (or its absence) are never touched.
     data = sys.stdin.buffer.read()
     text = data.decode("utf-8", "surrogateescape")
-    result = expand(text, config.values)
+    result = expand_once(text, config.values)  # one text, then the process exits
     _write_all(_expanded_bytes(text, result))
     return 0
 
@@ -400,8 +402,27 @@ def _discard_stdout() -> None:
         pass
 
 
+@contextlib.contextmanager
+def _each_message_looked_up_once() -> Iterator[None]:
+    """While the command line is parsed, argparse looks each of its own messages up once.
+
+    argparse translates its messages (``_("usage: ")``) with ``gettext``, which searches
+    the locale folders for a catalog anew on every call, and the command's five parsers
+    ask some twenty times: a large part of a shell command's start. The translation
+    cannot change within one parse, so each message's is kept.
+    """
+    names = vars(argparse)  # the module's own ``_`` (typeshed does not declare it)
+    translate = names["_"]
+    names["_"] = functools.cache(translate)
+    try:
+        yield
+    finally:
+        names["_"] = translate
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    with _each_message_looked_up_once():
+        args = build_parser().parse_args(argv)
     if args.command not in SHELL_COMMANDS or args.verbose or args.log_file:
         _setup_logging(args)
     if args.command == "expand":
