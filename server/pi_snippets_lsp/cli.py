@@ -28,7 +28,7 @@ from pi_snippets_lsp.core.expansion import Expansion, expand_once
 from pi_snippets_lsp.core.snippet import preview
 from pi_snippets_lsp.core.surrogates import without_lone_surrogates
 from pi_snippets_lsp.lsp.limits import MIB, Limits
-from pi_snippets_lsp.settings.layers import load_config, load_request
+from pi_snippets_lsp.settings.layers import LoadRequest, load_config, load_request
 from pi_snippets_lsp.settings.schema import settings_json_schema
 from pi_snippets_lsp.wire.version import VERSION
 
@@ -225,15 +225,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _request(args: argparse.Namespace) -> LoadRequest:
+    """Where the command's generation comes from, as ``api.load_config`` asks."""
+    return load_request(
+        settings=args.settings,
+        project=args.project or Path.cwd(),
+        trust_project=args.trust_project,
+    )
+
+
 def _load(args: argparse.Namespace) -> Config:
     """The generation the command works on, loaded as ``api.load_config`` loads it."""
-    return load_config(
-        load_request(
-            settings=args.settings,
-            project=args.project or Path.cwd(),
-            trust_project=args.trust_project,
-        )
-    )
+    return load_config(_request(args))
 
 
 def _report_problems(config: Config) -> None:
@@ -284,19 +287,35 @@ def _expanded_bytes(text: str, result: Expansion) -> bytes:
     return b"".join(pieces)
 
 
+def shortcut_hints_of(config: Config) -> list[str]:
+    """Why the generation's shortcut may not do what the user expects: the hints the
+    editor shows on the ``shortcut`` value (``settings.diagnostics.shortcut_hints``).
+    Information, not warnings: Pi accepts the shortcut."""
+    if config.shortcut is None:
+        return []
+    # Imported here: only ``check`` states the hints (``expand`` starts without them).
+    from pi_snippets_lsp.settings.diagnostics import shortcut_hints  # noqa: PLC0415
+
+    return shortcut_hints(config.shortcut, config.shortcut)
+
+
 def check_report(config: Config) -> dict[str, object]:
-    """The ``check --json`` object."""
+    """The ``check --json`` object: the documented keys first (docs/configuration.md),
+    then the untrusted project files the text output notes and the shortcut's hints."""
     return {
         "snippets": {s.name: s.value for s in config.snippets},
         "shortcut": config.shortcut,
         "expandOnCompletion": config.expand_on_completion,
         "warnings": list(config.warnings),
         "sources": list(config.sources),
+        "untrustedProjectFiles": list(config.untrusted_project_files),
+        "shortcutHints": shortcut_hints_of(config),
     }
 
 
 def run_check(args: argparse.Namespace) -> int:
-    config = _load(args)
+    request = _request(args)
+    config = load_config(request)
     if isinstance(sys.stdout, io.TextIOWrapper):
         # A lone surrogate (JSON allows "\ud800" in a name or value) prints as that
         # escape, which is also valid inside a JSON string, instead of a traceback.
@@ -305,11 +324,14 @@ def run_check(args: argparse.Namespace) -> int:
         json.dump(check_report(config), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        print("sources: " + (", ".join(config.sources) or "(no settings file found)"))
+        looked = ", ".join(str(path) for path in request.files)
+        print("sources: " + (", ".join(config.sources) or f"(no settings file at {looked})"))
         print(f"snippets: {len(config.snippets)}")
         for snippet in config.snippets:
             print(f"  %{snippet.name}  {preview(snippet.value)}")
         print(f"shortcut: {config.shortcut or '(none)'}")
+        for hint in shortcut_hints_of(config):
+            print(f"hint: {hint}")
         print(f"expandOnCompletion: {'true' if config.expand_on_completion else 'false'}")
         for warning in config.warnings:
             print(f"warning: {warning}")
