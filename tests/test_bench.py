@@ -28,6 +28,7 @@ ROWS = {
     "edit_in_process",
     "edit_stdio",
     "startup",
+    "expand_command",
     "peak_rss",
 }
 GROUPS = ("expansion", "edit", "startup", "completion")
@@ -71,6 +72,10 @@ def test_the_quick_bench_runs_every_measure(tmp_path: Path) -> None:
             figures = rows[f"completion_{count}_q{length}"]["details"]["vocabularies"]
             assert set(figures) == VOCABULARIES
             assert all(entry["queries"] > 0 for entry in figures.values())
+
+    shell = rows["expand_command"]["details"]["shapes"]
+    assert set(shell) == {"no settings file", "examples/settings.json", "20 snippets"}
+    assert all(entry["ms"] > 0 for entry in shell.values())
 
     # With Node, every answer was the reference's: each expansion's text, and each
     # completion's first 20 names and isIncomplete.

@@ -25,6 +25,8 @@ JSON results):
 - a one-character edit in a 1M-line document, in-process and over stdio;
 - cold start to a first completion (spawn, ``initialize``, ``didOpen``, ``completion``)
   beside ``python -c "import pygls.lsp.server"``;
+- ``pi-snippets-lsp expand`` of a one-line prompt from a shell (``shell.py``), spawn to
+  exit, beside ``python -c pass``: no settings file, the example settings, 1,000 snippets;
 - peak RSS of the server with 10,000 snippets after its completions;
 - ``mcp`` (``mcp.py``): ``pi-snippets-lsp mcp`` over stdio, rows with targets beside the
   LSP server in the same run (``prompts/get`` beside the LSP floor, ``prompts/list`` at

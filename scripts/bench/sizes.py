@@ -41,6 +41,8 @@ class Sizes:
     edits: int
     stdio_edits: int
     startups: int
+    #: Spawns of ``pi-snippets-lsp expand`` per shape (and of ``python -c pass``).
+    shell_runs: int
 
 
 FULL = Sizes(
@@ -59,6 +61,7 @@ FULL = Sizes(
     edits=40,
     stdio_edits=30,
     startups=15,
+    shell_runs=20,
 )
 QUICK = Sizes(
     text_bytes=16 * 1024,
@@ -76,4 +79,5 @@ QUICK = Sizes(
     edits=4,
     stdio_edits=4,
     startups=1,
+    shell_runs=1,
 )

@@ -2,53 +2,41 @@
 
 docs/lsp.md, "Command line". In stdio mode stdout is the JSON-RPC stream, so logging
 goes to stderr or ``--log-file``, never to stdout.
+
+The shell commands (``expand``, ``check``, ``schema``) run on every prompt of a shell
+user, a script or an agent's hook, so they import only the rules they apply: the
+protocol stack (pygls, lsprotocol, pydantic, the MCP SDK) and the servers' modules are
+imported by the serving commands alone, when they run (tests/unit/test_layout.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import io
 import json
-import logging
 import os
-import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
-
-from pi_snippets_lsp.api import load_config
-from pi_snippets_lsp.core.config import Config
-from pi_snippets_lsp.core.expansion import Expansion, expand
+from pi_snippets_lsp.core.catalog import TRUST_FLAG_HINT, untrusted_note
+from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config
+from pi_snippets_lsp.core.expansion import Expansion, expand_once
 from pi_snippets_lsp.core.snippet import preview
-from pi_snippets_lsp.lsp.daemon import Daemon, Listen
+from pi_snippets_lsp.core.surrogates import without_lone_surrogates
 from pi_snippets_lsp.lsp.limits import MIB, Limits
-from pi_snippets_lsp.lsp.session import ServerFlags
-from pi_snippets_lsp.lsp.transport import serve_stdio
-from pi_snippets_lsp.mcp.live import McpFlags
+from pi_snippets_lsp.settings.layers import LoadRequest, load_config, load_request
 from pi_snippets_lsp.settings.schema import settings_json_schema
 from pi_snippets_lsp.wire.version import VERSION
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
 
-
-class QuietInvalidParams(logging.Filter):
-    """pygls logs a full traceback for every error answer; bad params are the client's
-    mistake, already answered with -32602, so one line is enough. Installed by the CLI."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, JsonRpcInvalidParams | JsonRpcInvalidRequest):
-            record.msg, record.args, record.exc_info = "%s", (exc.message,), None
-            record.levelno, record.levelname = logging.WARNING, "WARNING"
-        return True
-
-
-#: A lone surrogate: JSON allows one in a settings string ("\ud800"), UTF-8 cannot
-#: encode it.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: The commands run from a shell, a script or a hook: they print and exit.
+SHELL_COMMANDS: Final = frozenset({"expand", "check", "schema"})
 
 
 def _add_settings_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
@@ -244,12 +232,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(args: argparse.Namespace) -> Config:
-    return load_config(
+def _request(args: argparse.Namespace) -> LoadRequest:
+    """Where the command's generation comes from, as ``api.load_config`` asks."""
+    return load_request(
         settings=args.settings,
         project=args.project or Path.cwd(),
         trust_project=args.trust_project,
     )
+
+
+def _load(args: argparse.Namespace) -> Config:
+    """The generation the command works on, loaded as ``api.load_config`` loads it."""
+    return load_config(_request(args))
 
 
 def _report_problems(config: Config) -> None:
@@ -257,11 +251,7 @@ def _report_problems(config: Config) -> None:
     if message:
         print(message, file=sys.stderr)
     for path in config.untrusted_project_files:
-        print(
-            f"pi-simple-snippets: skipped untrusted project settings {path} "
-            "(pass --trust-project to read it)",
-            file=sys.stderr,
-        )
+        print(f"{MESSAGE_PREFIX} {untrusted_note(path, TRUST_FLAG_HINT)}", file=sys.stderr)
 
 
 def run_expand(args: argparse.Namespace) -> int:
@@ -271,7 +261,7 @@ def run_expand(args: argparse.Namespace) -> int:
     # endings and a trailing newline (or its absence) are never touched.
     data = sys.stdin.buffer.read()
     text = data.decode("utf-8", "surrogateescape")
-    result = expand(text, config.values)
+    result = expand_once(text, config.values)  # one text, then the process exits
     _write_all(_expanded_bytes(text, result))
     return 0
 
@@ -298,25 +288,41 @@ def _expanded_bytes(text: str, result: Expansion) -> bytes:
     last = 0
     for replacement in result.replacements:
         pieces.append(text[last : replacement.start].encode("utf-8", "surrogateescape"))
-        pieces.append(_SURROGATE.sub("\ufffd", replacement.new_text).encode("utf-8"))
+        pieces.append(without_lone_surrogates(replacement.new_text).encode("utf-8"))
         last = replacement.end
     pieces.append(text[last:].encode("utf-8", "surrogateescape"))
     return b"".join(pieces)
 
 
+def shortcut_hints_of(config: Config) -> list[str]:
+    """Why the generation's shortcut may not do what the user expects: the hints the
+    editor shows on the ``shortcut`` value (``settings.diagnostics.shortcut_hints``).
+    Information, not warnings: Pi accepts the shortcut."""
+    if config.shortcut is None:
+        return []
+    # Imported here: only ``check`` states the hints (``expand`` starts without them).
+    from pi_snippets_lsp.settings.diagnostics import shortcut_hints  # noqa: PLC0415
+
+    return shortcut_hints(config.shortcut, config.shortcut)
+
+
 def check_report(config: Config) -> dict[str, object]:
-    """The ``check --json`` object."""
+    """The ``check --json`` object: the documented keys first (docs/configuration.md),
+    then the untrusted project files the text output notes and the shortcut's hints."""
     return {
         "snippets": {s.name: s.value for s in config.snippets},
         "shortcut": config.shortcut,
         "expandOnCompletion": config.expand_on_completion,
         "warnings": list(config.warnings),
         "sources": list(config.sources),
+        "untrustedProjectFiles": list(config.untrusted_project_files),
+        "shortcutHints": shortcut_hints_of(config),
     }
 
 
 def run_check(args: argparse.Namespace) -> int:
-    config = _load(args)
+    request = _request(args)
+    config = load_config(request)
     if isinstance(sys.stdout, io.TextIOWrapper):
         # A lone surrogate (JSON allows "\ud800" in a name or value) prints as that
         # escape, which is also valid inside a JSON string, instead of a traceback.
@@ -325,16 +331,19 @@ def run_check(args: argparse.Namespace) -> int:
         json.dump(check_report(config), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        print("sources: " + (", ".join(config.sources) or "(no settings file found)"))
+        looked = ", ".join(str(path) for path in request.files)
+        print("sources: " + (", ".join(config.sources) or f"(no settings file at {looked})"))
         print(f"snippets: {len(config.snippets)}")
         for snippet in config.snippets:
             print(f"  %{snippet.name}  {preview(snippet.value)}")
         print(f"shortcut: {config.shortcut or '(none)'}")
+        for hint in shortcut_hints_of(config):
+            print(f"hint: {hint}")
         print(f"expandOnCompletion: {'true' if config.expand_on_completion else 'false'}")
         for warning in config.warnings:
             print(f"warning: {warning}")
         for path in config.untrusted_project_files:
-            print(f"note: skipped untrusted project settings {path} (use --trust-project)")
+            print(f"note: {untrusted_note(path, TRUST_FLAG_HINT)}")
     return 1 if config.warnings else 0
 
 
@@ -346,6 +355,7 @@ def run_schema() -> int:
 
 def run_mcp(args: argparse.Namespace) -> int:
     """``mcp``: the MCP server (standard library only: no protocol SDK to import)."""
+    from pi_snippets_lsp.mcp.live import McpFlags  # noqa: PLC0415 (only when serving)
     from pi_snippets_lsp.mcp.server import serve  # noqa: PLC0415 (only this command needs it)
 
     return serve(
@@ -360,6 +370,8 @@ def run_mcp(args: argparse.Namespace) -> int:
 
 
 def _setup_logging(args: argparse.Namespace) -> None:
+    import logging  # noqa: PLC0415 (a shell command logs nothing unless asked to)
+
     level = logging.WARNING - 10 * min(args.verbose, 2)
     handler: logging.Handler
     if args.log_file:
@@ -370,7 +382,6 @@ def _setup_logging(args: argparse.Namespace) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    logging.getLogger("pygls.protocol.json_rpc").addFilter(QuietInvalidParams())
 
 
 #: The exit status of a command whose reader stopped reading (``check | head``):
@@ -413,9 +424,29 @@ def _discard_stdout() -> None:
         pass
 
 
+@contextlib.contextmanager
+def _each_message_looked_up_once() -> Iterator[None]:
+    """While the command line is parsed, argparse looks each of its own messages up once.
+
+    argparse translates its messages (``_("usage: ")``) with ``gettext``, which searches
+    the locale folders for a catalog anew on every call, and the command's five parsers
+    ask some twenty times: a large part of a shell command's start. The translation
+    cannot change within one parse, so each message's is kept.
+    """
+    names = vars(argparse)  # the module's own ``_`` (typeshed does not declare it)
+    translate = names["_"]
+    names["_"] = functools.cache(translate)
+    try:
+        yield
+    finally:
+        names["_"] = translate
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    _setup_logging(args)
+    with _each_message_looked_up_once():
+        args = build_parser().parse_args(argv)
+    if args.command not in SHELL_COMMANDS or args.verbose or args.log_file:
+        _setup_logging(args)
     if args.command == "expand":
         return run_printing(lambda: run_expand(args))
     if args.command == "check":
@@ -424,7 +455,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_printing(run_schema)
     if args.command == "mcp":
         return run_mcp(args)
+    return run_lsp(args)
 
+
+def run_lsp(args: argparse.Namespace) -> int:
+    """The language server: on stdio, or as a daemon on a socket."""
+    # The protocol stack, imported only by the command that serves it.
+    from pi_snippets_lsp.lsp.daemon import Daemon, Listen  # noqa: PLC0415
+    from pi_snippets_lsp.lsp.server import quiet_invalid_params  # noqa: PLC0415
+    from pi_snippets_lsp.lsp.session import ServerFlags  # noqa: PLC0415
+    from pi_snippets_lsp.lsp.transport import serve_stdio  # noqa: PLC0415
+
+    quiet_invalid_params()
     options = ServerFlags(
         user_settings=args.settings,
         default_project=args.project,

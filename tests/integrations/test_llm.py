@@ -16,8 +16,10 @@ import pytest
 from click.testing import CliRunner, Result
 from llm.cli import cli
 
+from pi_snippets_lsp.core.catalog import closest_names
+from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.core.snippet import Snippet
-from pi_snippets_lsp.integrations.llm import TRUST_ENV, close_matches, trusted_by_env
+from pi_snippets_lsp.integrations.llm import TRUST_ENV, trusted_by_env
 
 from . import llm_echo_model
 from .conftest import SNIPPETS, USE_MCP, write_settings
@@ -115,7 +117,7 @@ def test_project_snippets_need_trust(
     result = run("-m", llm_echo_model.MODEL_ID, "-f", "pi:local", "x")
     assert result.exit_code == 1
     assert (
-        f"skipped untrusted project settings {project_file} "
+        f"skipped project settings {project_file}: the project is not trusted "
         f"(set {TRUST_ENV}=1 to read it)" in result.stderr
     )
 
@@ -162,8 +164,8 @@ def test_list_groups_by_source_file_and_names_skipped_files(
     assert result.exit_code == 0
     assert "%local" not in result.stdout
     assert result.stderr == (
-        f"pi-simple-snippets: skipped untrusted project settings {project_file} "
-        f"(pass --trust-project or set {TRUST_ENV}=1 to read it)\n"
+        f"pi-simple-snippets: skipped project settings {project_file}: the project is not "
+        f"trusted (pass --trust-project or set {TRUST_ENV}=1 to read it)\n"
     )
 
     result = run("pi", "list", "--trust-project")
@@ -206,10 +208,12 @@ def test_expand(received: list[llm.Prompt]) -> None:
 
 
 def test_close_matches_use_pis_ranking() -> None:
-    snippets = [Snippet(name=n, value="v", source="s") for n in sorted(SNIPPETS)]
+    config = Config(
+        snippets=tuple(Snippet(name=n, value="v", source="s") for n in sorted(SNIPPETS))
+    )
 
     def names(query: str) -> list[str]:
-        return [s.name for s in close_matches(snippets, query)]
+        return closest_names(config, query)
 
     assert names("us") == ["use-mcp", "focus", "status"]
     assert names("statsu") == ["status"]  # via its prefix "stats"

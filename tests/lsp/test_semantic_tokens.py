@@ -11,8 +11,8 @@ import pytest
 from lsprotocol import types
 
 from pi_snippets_lsp.core.semantic_tokens import semantic_tokens
+from pi_snippets_lsp.core.serving import OFF_LOOP_CHARS
 from pi_snippets_lsp.lsp.handlers.semantic_tokens import tokens_json
-from pi_snippets_lsp.lsp.offload import INLINE_CHARS
 
 from .conftest import ENCODINGS, capabilities, lsp_position, lsp_range, units
 
@@ -120,14 +120,14 @@ async def test_settings_files_have_no_tokens(start):
     assert result is None
 
 
-#: A document the server computes on a worker thread (over ``offload.INLINE_CHARS``):
+#: A document the server computes on a worker thread (over ``core.serving.OFF_LOOP_CHARS``):
 #: columns past the numerals the answer keeps written (4096), many lines and windows.
 LARGE = "".join(f"{'x' * (13 * i)} %a (%greet)\r\n\n中 %%a{'😀' * i}\r%a " for i in range(700))
 
 
 @pytest.mark.parametrize("kind", ENCODINGS)
 async def test_a_large_documents_tokens_are_written_whole(shared, kind):
-    assert len(LARGE) > INLINE_CHARS
+    assert len(LARGE) > OFF_LOOP_CHARS
     encoding = ENCODINGS[kind]
     session = await shared(kind, settings={"snippets": SNIPPETS})
     uri = session.open("large.md", LARGE)

@@ -173,8 +173,10 @@ def test_an_untrusted_project_is_skipped_with_a_note(home: Home, project: Path) 
     assert result.returncode == 0
     assert result.stdout == b"USER %p user"
     project_file = project / ".pi" / "settings.json"
-    assert f"skipped untrusted project settings {project_file}" in result.stderr
-    assert "--trust-project" in result.stderr
+    assert result.stderr == (
+        f"pi-simple-snippets: skipped project settings {project_file}: the project is not "
+        "trusted (pass --trust-project to read it)\n"
+    )
 
 
 def test_the_current_directory_is_the_default_project(home: Home) -> None:
@@ -242,16 +244,17 @@ def test_check_exits_1_with_warnings_and_lists_each(home: Home) -> None:
 def test_check_without_any_settings_file(home: Home) -> None:
     result = home.run("check")
     assert result.returncode == 0
-    assert "sources: (no settings file found)" in result.text.splitlines()
+    assert f"sources: (no settings file at {home.user_file})" in result.text.splitlines()
     assert "snippets: 0" in result.text.splitlines()
 
 
 def test_check_mentions_an_untrusted_project(home: Home, project: Path) -> None:
     result = home.run("check", "--project", str(project))
     assert result.returncode == 0
-    assert f"skipped untrusted project settings {project / '.pi' / 'settings.json'}" in (
-        result.text
-    )
+    assert (
+        f"note: skipped project settings {project / '.pi' / 'settings.json'}: the project is "
+        "not trusted (pass --trust-project to read it)"
+    ) in result.text.splitlines()
 
 
 def test_check_json_has_exactly_the_documented_keys(home: Home) -> None:
@@ -261,7 +264,15 @@ def test_check_json_has_exactly_the_documented_keys(home: Home) -> None:
     result = home.run("check", "--json")
     assert result.returncode == 1
     report = json.loads(result.stdout)
-    assert list(report) == ["snippets", "shortcut", "expandOnCompletion", "warnings", "sources"]
+    assert list(report) == [
+        "snippets",
+        "shortcut",
+        "expandOnCompletion",
+        "warnings",
+        "sources",
+        "untrustedProjectFiles",
+        "shortcutHints",
+    ]
     assert report["snippets"] == {"a": "A\r\n", "b": "B"}
     assert list(report["snippets"]) == ["a", "b"]
     assert report["shortcut"] == "alt+x"
@@ -279,7 +290,32 @@ def test_check_json_with_nothing_configured(home: Home) -> None:
         "expandOnCompletion": False,
         "warnings": [],
         "sources": [],
+        "untrustedProjectFiles": [],
+        "shortcutHints": [],
     }
+
+
+def test_check_json_names_the_untrusted_project_file(home: Home, project: Path) -> None:
+    report = json.loads(home.run("check", "--json", "--project", str(project)).stdout)
+    assert report["untrustedProjectFiles"] == [str(project / ".pi" / "settings.json")]
+    assert report["sources"] == [str(home.user_file)]
+
+
+@pytest.mark.parametrize("shortcut", ["ctrl+shift+s", "CTRL+SHIFT+S"])
+def test_check_states_the_shortcut_hints_the_editor_shows(home: Home, shortcut: str) -> None:
+    """The shipped example's shortcut arrives as ctrl+s in a terminal without the kitty
+    keyboard protocol: a hint (information, exit 0), as on the value in the editor."""
+    home.write_user(namespace({"a": "A"}, shortcut=shortcut))
+    hint = (
+        '`shortcut` "ctrl+shift+s": a terminal without the kitty keyboard protocol sends it '
+        "as ctrl+s, so Pi cannot tell the two apart"
+    )
+    text = home.run("check")
+    assert text.returncode == 0
+    assert f"hint: {hint}" in text.text.splitlines()
+    report = json.loads(home.run("check", "--json").stdout)
+    assert report["shortcutHints"] == [hint]
+    assert report["warnings"] == []
 
 
 def test_check_json_lists_both_sources_of_a_trusted_project(home: Home, project: Path) -> None:

@@ -14,7 +14,14 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from pi_snippets_lsp.core.expansion import Expansion, Replacement, expand
+from pi_snippets_lsp.core.expansion import (
+    ONCE_PLAIN_CHARS,
+    Expansion,
+    Replacement,
+    SnippetTable,
+    expand,
+    expand_once,
+)
 from pi_snippets_lsp.core.grammar import NAME_PATTERN, find_token
 
 from .conftest import RunNode, examples, random_texts
@@ -464,6 +471,24 @@ def test_completion_and_expansion_agree_about_what_a_token_is(
     assert (here in result.replacements) is completes_here
     if not completes_here:
         assert all(r.start != len(before) for r in result.replacements)
+
+
+# --------------------------------------------------------------------------- one text
+
+
+def test_expand_once_is_expand() -> None:
+    """The pass for a table used once (the ``expand`` command) gives what ``expand``
+    gives, on short texts (the plain scan) and on longer ones, replacements included."""
+    snippets = {"a": "A", "use-mcp": "V", "x.y": "D", "1": "ONE", "mcp": "%a", "same": "%same"}
+    texts = random_texts(seed=3317, count=2000)
+    texts += ["", "%same", "no marker", "%%a", "%nope", "%a" * (ONCE_PLAIN_CHARS // 2)]
+    texts += [" %a" * (ONCE_PLAIN_CHARS // 3 + 1), "x" * ONCE_PLAIN_CHARS + " %a"]
+    for table in (snippets, SnippetTable(snippets), {}):
+        for text in texts:
+            once, full = expand_once(text, table), expand(text, table)
+            assert (once.text, once.changed) == (full.text, full.changed), text[:80]
+            assert list(once.replacements) == list(full.replacements), text[:80]
+            assert once.text is text or once.changed
 
 
 # --------------------------------------------------------------------------- JavaScript

@@ -222,6 +222,49 @@ def test_only_the_settings_layer_stamps_and_reloads_settings_files(module: str) 
     assert (stamped & STAMPS, made) == (set(), set())
 
 
+#: What serving LSP or MCP runs on, and no shell command needs: the protocol libraries
+#: and the event loop.
+SERVING_STACK = frozenset(
+    {"pygls", "lsprotocol", "mcp", "mcp_types", "pydantic", "anyio", "asyncio"}
+)
+#: The servers' one module a shell command loads: the limits, whose defaults the
+#: command line's help states (plain values).
+SHARED_WITH_THE_SERVERS = frozenset({"pi_snippets_lsp.lsp", "pi_snippets_lsp.lsp.limits"})
+
+
+def loaded_by_command(args: list[str], tmp_path: Path) -> set[str]:
+    """The modules a fresh interpreter holds after ``pi-snippets-lsp ARGS`` (run through
+    ``cli.main``, stdin empty, settings read from ``examples/settings.json``)."""
+    out = tmp_path / "modules.json"
+    if args[0] != "schema":
+        args = [*args, "--settings", str(PACKAGE.parents[1] / "examples" / "settings.json")]
+    code = (
+        "import sys, json; from pi_snippets_lsp.cli import main; "
+        f"main({args!r}); "
+        f"open({str(out)!r}, 'w').write(json.dumps(sorted(sys.modules)))"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    return set(json.loads(out.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("args", [["expand"], ["check"], ["check", "--json"], ["schema"]])
+def test_the_shell_commands_load_no_protocol_stack(args: list[str], tmp_path: Path) -> None:
+    """``expand``, ``check`` and ``schema`` run on every prompt of a shell user, script
+    or agent hook: they import the rules they apply, never the servers' protocol
+    libraries or event loop (most of a server's start), nor the servers' modules."""
+    loaded = loaded_by_command(args, tmp_path)
+    assert {m for m in loaded if m.split(".")[0] in SERVING_STACK} == set()
+    servers = ("pi_snippets_lsp.lsp", "pi_snippets_lsp.mcp")
+    assert {m for m in loaded if m.startswith(servers)} - SHARED_WITH_THE_SERVERS == set()
+
+
 def plugins_after(statement: str, value: str | None) -> str:
     """What a fresh interpreter, with ``PYDANTIC_DISABLE_PLUGINS`` set to ``value`` (or
     unset), says of pydantic's plugins after ``statement``: whether it looked for them,
@@ -271,3 +314,28 @@ def test_contributing_maps_the_modules_of_the_tree() -> None:
         [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stdout
+
+
+def test_json_rpc_error_codes_are_written_only_in_wire_errors() -> None:
+    """``wire/errors.py`` is the one table of codes: a number written again elsewhere can
+    drift from it (the client, the MCP server and the LSP server each had a copy)."""
+
+    def codes(path: Path) -> list[int]:
+        found = []
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.UnaryOp)
+                and isinstance(node.op, ast.USub)
+                and isinstance(node.operand, ast.Constant)
+                and isinstance(node.operand.value, int)
+                and 32000 <= node.operand.value <= 32900
+            ):
+                found.append(-node.operand.value)
+        return found
+
+    table = PACKAGE / "wire" / "errors.py"
+    elsewhere = {
+        str(p.relative_to(PACKAGE)): codes(p) for p in PACKAGE.rglob("*.py") if p != table
+    }
+    assert {name: found for name, found in elsewhere.items() if found} == {}
+    assert len(codes(table)) >= 10

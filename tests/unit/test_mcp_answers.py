@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pi_snippets_lsp.core.catalog import closest_names
 from pi_snippets_lsp.core.config import Config, Layer, validate_layers
 from pi_snippets_lsp.core.expansion import expand
 from pi_snippets_lsp.core.ranking import fuzzy_filter
@@ -181,8 +182,8 @@ def test_closest_names_are_pi_ranked_and_at_most_three() -> None:
     names = ["re", "rev", "review", "preview", "reverse", "brief"]
     config = config_of(dict.fromkeys(names, "x"))
     ranked = [n for n in fuzzy_filter(sorted(names), "rev", lambda n: n)]
-    assert answers.closest_names(config, "rev") == ranked[:3]
-    assert len(answers.closest_names(config, "e")) == 3
+    assert closest_names(config, "rev") == ranked[:3]
+    assert len(closest_names(config, "e")) == 3
 
 
 def test_a_huge_unknown_name_is_neither_ranked_nor_echoed() -> None:

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from pi_snippets_lsp.core.config import Config, Layer, validate_layers
+from pi_snippets_lsp.core.serving import MIN_POLL_INTERVAL
 from pi_snippets_lsp.mcp import live
 from pi_snippets_lsp.mcp.live import LiveSnippets, McpFlags
 from pi_snippets_lsp.settings import files as settings_file
-from pi_snippets_lsp.settings.watch import MIN_POLL_INTERVAL
 
 
 def write(path: Path, snippets: dict[str, str]) -> None:

@@ -38,7 +38,7 @@ async def test_a_request_waits_for_the_first_load_once(
 
     async def ensure_loaded() -> None:
         waits.append(method)
-        session.configs = {session.folder_of(None): config}
+        session.live.configs = {session.folder_of(None): config}
 
     async def reload(**kwargs: object) -> object:
         return config

@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
-PARSE_ERROR: Final = -32700
-INVALID_REQUEST: Final = -32600
-METHOD_NOT_FOUND: Final = -32601
-INVALID_PARAMS: Final = -32602
-INTERNAL_ERROR: Final = -32603
-SERVER_NOT_INITIALIZED: Final = -32002
-REQUEST_CANCELLED: Final = -32800
+# The codes a ``SnippetsError`` may carry, from the one table (``wire.errors``).
+from pi_snippets_lsp.wire.errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    REQUEST_CANCELLED,
+    SERVER_NOT_INITIALIZED,
+)
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "REQUEST_CANCELLED",
+    "SERVER_NOT_INITIALIZED",
+    "ServerExitedError",
+    "ServerUnavailableError",
+    "SnippetsClientError",
+    "SnippetsError",
+    "SnippetsTimeoutError",
+]
 
 
 class SnippetsClientError(Exception):

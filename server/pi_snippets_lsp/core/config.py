@@ -15,12 +15,14 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from pi_snippets_lsp.core.expansion import SnippetTable
 from pi_snippets_lsp.core.grammar import JS_WHITESPACE, NAME_PATTERN, is_valid_name
-from pi_snippets_lsp.core.ranking import FuzzyIndex
 from pi_snippets_lsp.core.snippet import Snippet
+
+if TYPE_CHECKING:
+    from pi_snippets_lsp.core.ranking import FuzzyIndex
 
 SETTINGS_KEY: Final = "piSimpleSnippets"
 MESSAGE_PREFIX: Final = "pi-simple-snippets:"
@@ -76,6 +78,10 @@ class Config:
         """Pi's fuzzy filter over the snippet names, built once, when first asked for
         (completion on every keystroke; a CLI expansion never needs it)."""
         if self._name_index is None:
+            # Imported here: a process that never ranks (``expand`` from the shell) does
+            # not load the ranking at all.
+            from pi_snippets_lsp.core.ranking import FuzzyIndex  # noqa: PLC0415
+
             object.__setattr__(self, "_name_index", FuzzyIndex([s.name for s in self.snippets]))
         assert self._name_index is not None
         return self._name_index

@@ -18,9 +18,8 @@ loader, which gets no options, can be told) or ``--trust-project`` on the comman
 project file that was skipped is named: by ``list`` and ``expand`` always, by the
 fragment loader when the snippet asked for is not found.
 
-An unknown name is an error naming the close matches, found with Pi's fuzzy ranking
-(``ranking.fuzzy_filter``, the popup's order): the names the whole name matches, else
-those its longest matching prefix does, else every name. Problems with the settings go
+An unknown name is an error naming the close matches (``core.catalog.closest_names``,
+the rule every front end answers an unknown name by), else every name. Problems with the settings go
 to stderr as ``pi-simple-snippets: ...``, worded as the server words them.
 """
 
@@ -37,10 +36,15 @@ from typing import Any, Final
 import click
 import llm
 
+from pi_snippets_lsp.core.catalog import (
+    TRUST_FLAG_HINT,
+    closest_names,
+    snippet_named,
+    untrusted_note,
+)
 from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config
 from pi_snippets_lsp.core.expansion import expand
 from pi_snippets_lsp.core.grammar import TRIGGER
-from pi_snippets_lsp.core.ranking import fuzzy_filter
 from pi_snippets_lsp.core.snippet import Snippet
 from pi_snippets_lsp.settings.layers import LoadRequest, load_request
 from pi_snippets_lsp.settings.layers import load_config as load_request_config
@@ -48,7 +52,6 @@ from pi_snippets_lsp.settings.layers import load_config as load_request_config
 __all__ = [
     "PREFIX",
     "TRUST_ENV",
-    "close_matches",
     "pi_fragment",
     "pi_group",
     "register_commands",
@@ -63,8 +66,9 @@ TRUST_ENV: Final = "PI_SNIPPETS_TRUST_PROJECT"
 MAX_MATCHES: Final = 3
 #: How many names the error lists when nothing is close.
 MAX_LISTED: Final = 10
-#: The shortest prefix of an unknown name tried for close matches.
-MIN_PREFIX: Final = 2
+#: How to trust the project: the fragment loader (which gets no options) and the commands.
+_TRUST_BY_ENV: Final = f"set {TRUST_ENV}=1"
+_TRUST_BY_FLAG_OR_ENV: Final = f"{TRUST_FLAG_HINT} or set {TRUST_ENV}=1"
 
 _TRUE: Final = frozenset({"1", "true", "yes", "on"})
 _FALSE: Final = frozenset({"", "0", "false", "no", "off"})
@@ -110,35 +114,12 @@ def report_warnings(config: Config) -> None:
         click.echo(message, err=True)
 
 
-def untrusted_note(path: str, *, flag: bool) -> str:
-    """Why a project file was not read, and how to read it (``flag``: the commands')."""
-    how = f"pass --trust-project or set {TRUST_ENV}=1" if flag else f"set {TRUST_ENV}=1"
-    return f"skipped untrusted project settings {path} ({how} to read it)"
-
-
-def close_matches(snippets: Sequence[Snippet], name: str) -> list[Snippet]:
-    """The snippets Pi's popup would offer for ``name``, best first, at most three.
-
-    When ``name`` itself matches nothing (a typo such as ``reveiw``), its longest prefix
-    of at least two characters that matches something is ranked instead.
-    """
-    for end in range(len(name), MIN_PREFIX - 1, -1):
-        matched = fuzzy_filter(snippets, name[:end], _name)
-        if matched:
-            return matched[:MAX_MATCHES]
-    return []
-
-
-def _name(snippet: Snippet) -> str:
-    return snippet.name
-
-
 def find_snippet(config: Config, name: str, request: LoadRequest) -> Snippet:
     """The snippet called ``name``, or ``SnippetLookupError`` saying what there is."""
-    for snippet in config.snippets:
-        if snippet.name == name:
-            return snippet
-    raise SnippetLookupError(_unknown_message(config, name, request))
+    snippet = snippet_named(config, name)
+    if snippet is None:
+        raise SnippetLookupError(_unknown_message(config, name, request))
+    return snippet
 
 
 def _unknown_message(config: Config, name: str, request: LoadRequest) -> str:
@@ -148,21 +129,21 @@ def _unknown_message(config: Config, name: str, request: LoadRequest) -> str:
         looked = ", ".join(str(path) for path in request.files)
         message = f"{asked}: no snippets are configured (settings read from {looked})"
     else:
-        matches = close_matches(config.snippets, name) if name else []
+        matches = closest_names(config, name, MAX_MATCHES)
         if matches:
             message = f"{asked}; did you mean {_names(matches, 'or')}?"
         else:
-            listed = _names(config.snippets[:MAX_LISTED], "and")
+            listed = _names([s.name for s in config.snippets[:MAX_LISTED]], "and")
             more = len(config.snippets) - MAX_LISTED
             rest = f" and {more} more (llm pi list)" if more > 0 else ""
             message = f"{asked}; the snippets are {listed}{rest}"
     for path in config.untrusted_project_files:
-        message += f"; {untrusted_note(path, flag=False)}"
+        message += f"; {untrusted_note(path, _TRUST_BY_ENV)}"
     return message
 
 
-def _names(snippets: Sequence[Snippet], conjunction: str) -> str:
-    labels = [TRIGGER + s.name for s in snippets]
+def _names(names: Sequence[str], conjunction: str) -> str:
+    labels = [TRIGGER + name for name in names]
     if len(labels) == 1:
         return labels[0]
     return ", ".join(labels[:-1]) + f" {conjunction} " + labels[-1]
@@ -216,7 +197,7 @@ def _load_for_command(settings: str | None, trust_project: bool) -> Config:
         raise click.UsageError(str(error)) from None
     report_warnings(config)
     for path in config.untrusted_project_files:
-        click.echo(f"{MESSAGE_PREFIX} {untrusted_note(path, flag=True)}", err=True)
+        click.echo(f"{MESSAGE_PREFIX} {untrusted_note(path, _TRUST_BY_FLAG_OR_ENV)}", err=True)
     return config
 
 

@@ -24,8 +24,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
-#: JSON-RPC error of an ``initialize`` without the right token.
-UNAUTHORIZED: Final = -32001
 UNAUTHORIZED_MESSAGE: Final = "unauthorized"
 #: Names of the loopback interface a local client may use in ``Host``.
 LOOPBACK_NAMES: Final = ("127.0.0.1", "localhost", "[::1]")

@@ -18,19 +18,23 @@ daemon a bounded amount of memory and time:
   server stops reading that connection until its client reads.
 - ``stuck_timeout``: seconds a connection may stay past ``max_unsent``; then it is closed.
 
-Standard library only.
+Standard library only, and cheap to import: the command line states the defaults in its
+help, and its shell commands (``expand``) start on every prompt, so ``Limits`` is a named
+tuple and ``ThrottledLog`` a plain class (a dataclass is code generated and compiled at
+import), and asyncio and logging are named for the types only.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from pi_snippets_lsp.settings.watch import MIN_POLL_INTERVAL, raised_interval
+if TYPE_CHECKING:  # the command line reads the defaults here: no event loop, no logging
+    import asyncio
+    import logging
+
+from pi_snippets_lsp.core.serving import MIN_POLL_INTERVAL, raised_interval
 
 MIB: Final = 1024 * 1024
 
@@ -47,8 +51,7 @@ DEFAULT_STUCK_TIMEOUT: Final = 30.0
 MAX_IN_FLIGHT: Final = 64
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(NamedTuple):
     """The limits one server process applies (see the module's docstring)."""
 
     max_connections: int = DEFAULT_MAX_CONNECTIONS
@@ -87,17 +90,22 @@ def folders_within(folders: list[str], maximum: int) -> tuple[list[str], str | N
     )
 
 
-@dataclass
 class ThrottledLog:
     """Log the same message at most once per ``interval`` seconds, with how many times it
     happened in between: at the file-descriptor limit asyncio reports every failed
     ``accept()``, thousands a second, and a log must not become the next problem."""
 
-    logger: logging.Logger
-    interval: float = 1.0
-    clock: Callable[[], float] = time.monotonic
-    _last: dict[str, float] = field(default_factory=dict)
-    _count: dict[str, int] = field(default_factory=dict)
+    def __init__(
+        self,
+        logger: logging.Logger,
+        interval: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.logger = logger
+        self.interval = interval
+        self.clock = clock
+        self._last: dict[str, float] = {}
+        self._count: dict[str, int] = {}
 
     def __call__(self, message: str, detail: str = "") -> bool:
         """Count ``message``; log it (and the count since the last line) when its last

@@ -20,11 +20,10 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
+from pi_snippets_lsp.core.serving import OFF_LOOP_CHARS
+
 T = TypeVar("T")
 
-#: Characters of text under which work stays on the event loop (well under a
-#: millisecond for the linear passes of the features).
-INLINE_CHARS: Final = 65536
 #: Jobs of one session on worker threads at once.
 PER_SESSION: Final = 2
 
@@ -35,8 +34,9 @@ async def off_loop(
     owner: object, size: int, work: Callable[..., T], *args: Any, **kwargs: Any
 ) -> T:
     """``work(*args, **kwargs)``: on the loop when ``size`` (the characters it reads) is
-    small, else on a worker thread, at most ``PER_SESSION`` at once for ``owner``."""
-    if size < INLINE_CHARS:
+    under ``core.serving.OFF_LOOP_CHARS``, else on a worker thread, at most
+    ``PER_SESSION`` at once for ``owner``."""
+    if size < OFF_LOOP_CHARS:
         return work(*args, **kwargs)
     gate = _gates.get(owner)
     if gate is None:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, 
 
 from pi_snippets_lsp.core.config import plain_json
 from pi_snippets_lsp.core.documents import ENCODINGS, Encoding
-from pi_snippets_lsp.settings.watch import DEFAULT_POLL_INTERVAL
+from pi_snippets_lsp.core.serving import DEFAULT_POLL_INTERVAL
 
 #: Seconds between looks at the settings files when nothing else watches them.
 #: Server notifications a client may opt in to with ``notifications``.

@@ -19,7 +19,7 @@ from typing import Any, Final, Literal
 import attrs
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import (
     JsonRPCNotification,
@@ -46,6 +46,26 @@ log = logging.getLogger(__name__)
 WorkspaceEvent = Literal["opened", "changed", "closed", "folders"]
 
 SERVER_NAME: Final = "pi-snippets-lsp"
+
+
+class QuietInvalidParams(logging.Filter):
+    """pygls logs a full traceback for every error answer; bad params are the client's
+    mistake, already answered with -32602, so one line is enough."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, JsonRpcInvalidParams | JsonRpcInvalidRequest):
+            record.msg, record.args, record.exc_info = "%s", (exc.message,), None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def quiet_invalid_params() -> None:
+    """Install ``QuietInvalidParams`` on pygls's JSON-RPC log (once per process, by the
+    command that serves)."""
+    rpc_log = logging.getLogger("pygls.protocol.json_rpc")
+    if not any(isinstance(f, QuietInvalidParams) for f in rpc_log.filters):
+        rpc_log.addFilter(QuietInvalidParams())
 
 
 @attrs.define

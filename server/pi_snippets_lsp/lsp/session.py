@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal, Protocol
 
+from pi_snippets_lsp.core import catalog
 from pi_snippets_lsp.core.config import (
     EMPTY_CONFIG,
     MESSAGE_PREFIX,
@@ -310,7 +311,8 @@ class Session:
         if loaded.warning is not None:
             self.link.show("warning", loaded.warning)
         for path in loaded.untrusted:
-            self.link.show("info", untrusted_note(path))
+            note = catalog.untrusted_note(path, "set trustProjectSettings")
+            self.link.show("info", f"{MESSAGE_PREFIX} {note}")
         await self.sync_completion_registration()
         if DID_LOAD in self.options.notifications:
             # Only on request: clients that do not know it warn on every load.
@@ -375,10 +377,3 @@ class Session:
         if self.registered.completion or self.registered.watchers:
             self.link.unregister_all(self.registered.completion, self.registered.watchers)
         self.registered = _Registrations()
-
-
-def untrusted_note(path: str) -> str:
-    return (
-        f"{MESSAGE_PREFIX} skipped project settings {path}: the project "
-        "is not trusted (set trustProjectSettings to read it)"
-    )

@@ -3,10 +3,11 @@ SIGHUP reloads the settings.
 
 docs/lsp.md, "Daemon: who may connect, and what one client may cost" ("Signals") and
 "Command line". A stop signal first asks for the orderly end (the connections are
-closed, the answers in flight sent); if the process is still there ``GRACE`` seconds
-later, it ends at once. The orderly end cannot always finish: the event loop may be
-blocked in a write to a client that stopped reading, or waiting for a worker thread
-busy with a 50 MB document, and a signal must still end the process.
+closed, the answers in flight sent); if the process is still there
+``core.serving.EXIT_GRACE`` seconds later (the MCP server's grace too), it ends at once.
+The orderly end cannot always finish: the event loop may be blocked in a write to a
+client that stopped reading, or waiting for a worker thread busy with a 50 MB document,
+and a signal must still end the process.
 
 The handler is a plain ``signal.signal`` handler, not the event loop's: Python runs it
 in the main thread as soon as that thread gets back to Python code or a system call is
@@ -26,10 +27,10 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Final
 
+from pi_snippets_lsp.core.serving import EXIT_GRACE
+
 log = logging.getLogger(__name__)
 
-#: Seconds between a stop signal and the forced end (the design allows 2 in all).
-GRACE: Final = 1.5
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -38,7 +39,7 @@ def on_stop_signals(
     stop: Callable[[], None],
     exit_code: Callable[[], int],
     *,
-    grace: float = GRACE,
+    grace: float = EXIT_GRACE,
 ) -> Callable[[], None]:
     """On SIGINT or SIGTERM: call ``stop()`` on ``loop`` and, unless the process has
     ended ``grace`` seconds later, end it with ``exit_code()``. Returns what puts the

@@ -37,19 +37,18 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import IO, Any, Final, Protocol
 
-from pi_snippets_lsp.lsp.daemon_auth import UNAUTHORIZED, UNAUTHORIZED_MESSAGE, TokenGate, Verdict
+from pi_snippets_lsp.lsp.daemon_auth import UNAUTHORIZED_MESSAGE, TokenGate, Verdict
 from pi_snippets_lsp.lsp.limits import MAX_IN_FLIGHT
 from pi_snippets_lsp.lsp.session import ServerFlags
 from pi_snippets_lsp.lsp.setup import create_server
 from pi_snippets_lsp.lsp.signals import on_reload_signal, on_stop_signals
-from pi_snippets_lsp.wire.errors import SERVER_NOT_INITIALIZED
+from pi_snippets_lsp.wire.errors import INTERNAL_ERROR, SERVER_NOT_INITIALIZED, UNAUTHORIZED
 from pi_snippets_lsp.wire.framing import FrameDecoder, Problem, Rejection, parse_message
 
 log = logging.getLogger(__name__)
 
 #: Bytes read from a stream at a time.
 CHUNK: Final = 65536
-INTERNAL_ERROR: Final = -32603
 #: Seconds a session's handlers get to answer once it ends (``exit``, a signal).
 CLOSE_TIMEOUT: Final = 1.0
 #: Seconds the answers written last (``shutdown``'s) get to reach stdout at the end.

@@ -14,14 +14,16 @@ never re-scanned, ``%%name`` stays the literal ``%name``).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from pi_snippets_lsp.core.catalog import LONGEST_RANKED_NAME, closest_names, snippet_named
 from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.core.expansion import expand
 from pi_snippets_lsp.core.grammar import TRIGGER, find_token
 from pi_snippets_lsp.core.snippet import Snippet, preview
+from pi_snippets_lsp.core.surrogates import without_lone_surrogates
+from pi_snippets_lsp.wire.errors import INVALID_PARAMS
 
 SERVER_NAME: Final = "pi-snippets"
 #: The ``logger`` of every ``notifications/message`` (the extension's own name, as the
@@ -35,32 +37,23 @@ TEXT_ARGUMENT_DESCRIPTION: Final = "text after the snippet; its %markers are exp
 MIME_TYPE: Final = "text/plain"
 #: The most values one ``completion/complete`` answer carries (MCP's own limit).
 MAX_COMPLETIONS: Final = 100
-#: How many names an unknown-name error suggests.
-CLOSEST: Final = 3
-#: The longest unknown name that is ranked against the snippet names, and quoted whole in
-#: the error: a name is a few dozen characters; a megabyte of "name" is neither ranked nor
-#: echoed back.
-LONGEST_QUOTED_NAME: Final = 200
+#: The longest unknown name quoted whole in an error (the longest the catalog ranks): a
+#: name is a few dozen characters; a megabyte of "name" is not echoed back.
+LONGEST_QUOTED_NAME: Final = LONGEST_RANKED_NAME
 #: The longest ``text`` argument value completed: every value of a completion answer is
 #: the whole argument with its last token completed, so a long text would be sent back a
 #: hundred times.
 LONGEST_COMPLETED_TEXT: Final = 10_000
 
-#: JSON-RPC "Invalid params", what MCP answers for an unknown prompt, resource or tool.
-INVALID_PARAMS: Final = -32602
-
 EXPAND_TOOL: Final = "expand_snippets"
 LIST_TOOL: Final = "list_snippets"
 GET_TOOL: Final = "get_snippet"
 
-#: A lone UTF-16 surrogate: JSON settings may hold one (``"\\ud800"``), UTF-8 cannot
-#: carry it, and the SDK's JSON writer refuses it (the whole answer would be lost).
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
 
 class InvalidParams(Exception):
     """A request names a prompt, resource, tool or argument that does not exist: the
-    JSON-RPC error ``INVALID_PARAMS`` with this message."""
+    JSON-RPC error ``INVALID_PARAMS`` (``wire.errors``, JSON-RPC's "Invalid params",
+    what MCP answers for an unknown prompt, resource or tool) with this message."""
 
     code: Final = INVALID_PARAMS
 
@@ -71,25 +64,15 @@ class InvalidParams(Exception):
 
 # --------------------------------------------------------------------------- text on the wire
 
-
-def wire_text(text: str) -> str:
-    """``text`` with each lone surrogate as U+FFFD (as Node writes one as UTF-8).
-
-    Told at C speed for the common text (ASCII, or any that encodes), so a megabyte of
-    expanded prompt is not scanned by a pattern twice per answer.
-    """
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub("\ufffd", text)
-    return text
+#: A text as it may go on the wire: each lone surrogate as U+FFFD (``core.surrogates``).
+wire_text: Final = without_lone_surrogates
 
 
 def wire_safe(value: object) -> object:
-    """A JSON value with every string made ``wire_text``: settings values, file paths
-    (a non-UTF-8 file name decodes to surrogates) and warnings all reach the wire."""
+    """A JSON value with every string made ``wire_text``: each lone surrogate as U+FFFD
+    (``core.surrogates``; the SDK's JSON writer refuses one, and the whole answer would
+    be lost). Settings values, file paths (a non-UTF-8 file name decodes to surrogates)
+    and warnings all reach the wire."""
     if isinstance(value, str):
         return wire_text(value)
     if isinstance(value, dict):
@@ -108,35 +91,13 @@ def _safe(value: dict[str, object]) -> dict[str, object]:
 # --------------------------------------------------------------------------- lookups
 
 
-def find_snippet(config: Config, name: str) -> Snippet | None:
-    if name not in config.values:
-        return None
-    for snippet in config.snippets:
-        if snippet.name == name:
-            return snippet
-    return None  # pragma: no cover (values and snippets hold the same names)
-
-
-def closest_names(config: Config, name: str, limit: int = CLOSEST) -> list[str]:
-    """The snippet names closest to ``name`` by Pi's fuzzy ranking (best first).
-
-    A leading ``%`` is ignored (a caller may name the marker rather than the snippet);
-    a blank or overlong name suggests nothing.
-    """
-    query = name.removeprefix(TRIGGER)
-    if not query.strip() or len(query) > LONGEST_QUOTED_NAME:
-        return []
-    ranked = config.name_index.rank(query, limit)
-    return [config.snippets[index].name for index in ranked.indices]
-
-
 def _quoted(name: str) -> str:
     shown = name if len(name) <= LONGEST_QUOTED_NAME else name[:LONGEST_QUOTED_NAME] + "…"
     return json.dumps(shown, ensure_ascii=False)
 
 
 def unknown_snippet_message(config: Config, name: str) -> str:
-    """Why ``name`` is no snippet, and which names come closest."""
+    """Why ``name`` is no snippet, and which names come closest (``core.catalog``)."""
     quoted = _quoted(name)
     if not config.snippets:
         return f"unknown snippet {quoted}: no snippets are configured"
@@ -150,7 +111,7 @@ def unknown_snippet_message(config: Config, name: str) -> str:
 
 
 def _require(config: Config, name: str) -> Snippet:
-    snippet = find_snippet(config, name)
+    snippet = snippet_named(config, name)
     if snippet is None:
         raise InvalidParams(unknown_snippet_message(config, name))
     return snippet
@@ -471,7 +432,7 @@ def call_tool(
         wanted = arguments.get("name")
         if not isinstance(wanted, str):
             return _tool_error(f"{GET_TOOL} needs a string argument `name`")
-        snippet = find_snippet(config, wanted.removeprefix(TRIGGER))
+        snippet = snippet_named(config, wanted.removeprefix(TRIGGER))
         if snippet is None:
             return _tool_error(unknown_snippet_message(config, wanted))
         return _tool_result(

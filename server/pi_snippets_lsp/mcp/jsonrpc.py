@@ -36,6 +36,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from pi_snippets_lsp.core.serving import EXIT_GRACE, OFF_LOOP_CHARS
+from pi_snippets_lsp.wire.errors import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+)
+
 log = logging.getLogger(__name__)
 
 MIB: Final = 1024 * 1024
@@ -46,13 +53,6 @@ _CHUNK: Final = 1 << 16
 #: How much of a refused line is kept to find its ``id``.
 _HEAD: Final = 4096
 
-PARSE_ERROR: Final = -32700
-INVALID_REQUEST: Final = -32600
-METHOD_NOT_FOUND: Final = -32601
-INVALID_PARAMS: Final = -32602
-INTERNAL_ERROR: Final = -32603
-CONNECTION_CLOSED: Final = -32000
-REQUEST_TIMEOUT: Final = -32001
 
 #: A ``\\uD800``-``\\uDFFF`` escape: only a line holding one can decode to a lone
 #: surrogate (raw bytes are read as strict UTF-8). Compiled on first use, as the next
@@ -215,8 +215,8 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 #: A string at least this long is encoded once however often an answer holds it
-#: (``encode_large``).
-_LARGE_STRING: Final = 64 * 1024
+#: (``encode_large``), off the loop like any work on a long text.
+_LARGE_STRING: Final = OFF_LOOP_CHARS
 
 
 def encode_large(message: dict[str, Any]) -> bytes:
@@ -395,10 +395,6 @@ def _settle(done: asyncio.Future[None]) -> None:
 
 
 # --------------------------------------------------------------------------- the process
-
-#: Seconds a signal leaves the server to end cleanly before the process just exits (a
-#: write to a client that stopped reading cannot be cancelled).
-EXIT_GRACE: Final = 1.0
 
 
 def exit_now(code: int) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_snippets_lsp.core.config import Config
+from pi_snippets_lsp.core.serving import DEFAULT_POLL_INTERVAL, raised_interval
 from pi_snippets_lsp.settings.folders import project_folder
 from pi_snippets_lsp.settings.layers import (
     LoadRequest,
@@ -25,11 +26,7 @@ from pi_snippets_lsp.settings.layers import (
     user_settings_path,
 )
 from pi_snippets_lsp.settings.live import ONLY, LiveSettings, Loaded
-from pi_snippets_lsp.settings.watch import (
-    DEFAULT_POLL_INTERVAL,
-    SettingsWatcher,
-    raised_interval,
-)
+from pi_snippets_lsp.settings.watch import SettingsWatcher
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from pi_snippets_lsp.mcp.jsonrpc import (
+from pi_snippets_lsp.mcp.jsonrpc import RpcError
+from pi_snippets_lsp.wire.errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
-    RpcError,
+    UNSUPPORTED_PROTOCOL_VERSION,
 )
 
 HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -40,8 +41,6 @@ LOG_LEVEL_KEY: Final = "io.modelcontextprotocol/logLevel"
 SERVER_INFO_KEY: Final = "io.modelcontextprotocol/serverInfo"
 SUBSCRIPTION_ID_KEY: Final = "io.modelcontextprotocol/subscriptionId"
 
-#: MCP's "the server does not speak the revision the request asked for".
-UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 
 #: The log levels, least severe first (RFC 5424).
 LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")

@@ -31,14 +31,12 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from pi_snippets_lsp.core.catalog import TRUST_FLAG_HINT, untrusted_note
 from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config
+from pi_snippets_lsp.core.serving import OFF_LOOP_CHARS
 from pi_snippets_lsp.mcp import answers, protocol
 from pi_snippets_lsp.mcp.jsonrpc import (
-    CONNECTION_CLOSED,
     DEFAULT_MAX_LINE,
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    REQUEST_TIMEOUT,
     Id,
     LineReader,
     LineWriter,
@@ -59,13 +57,18 @@ from pi_snippets_lsp.mcp.live import (
     snippets_changed,
 )
 from pi_snippets_lsp.settings.folders import root_folder
+from pi_snippets_lsp.wire.errors import (
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    REQUEST_TIMEOUT,
+)
 from pi_snippets_lsp.wire.version import VERSION
 
 log = logging.getLogger(__name__)
 
 #: A text longer than this is expanded on a worker thread, so the event loop stays free
 #: for other requests while a 10 MB prompt is expanded.
-_OFF_LOOP_CHARS: Final = 64 * 1024
 #: Seconds a client has to answer ``roots/list``.
 _ROOTS_TIMEOUT: Final = 10.0
 #: Seconds the lines already sent have to be written when the session ends.
@@ -345,7 +348,7 @@ class McpSession:
             "id": id_,
             "result": protocol.shape_result(method, modern, result, SERVER_INFO),
         }
-        if protocol.text_size(params) > _OFF_LOOP_CHARS:  # a long answer: encoded off the loop too
+        if protocol.text_size(params) >= OFF_LOOP_CHARS:  # a long answer: encoded off the loop too
             return await asyncio.to_thread(encode_large, response)
         return encode(response)
 
@@ -502,8 +505,7 @@ class McpSession:
             self.pending.append(
                 (
                     "info",
-                    f"{MESSAGE_PREFIX} skipped project settings {path}: the project is not "
-                    "trusted (pass --trust-project to read it)",
+                    f"{MESSAGE_PREFIX} {untrusted_note(path, TRUST_FLAG_HINT)}",
                 )
             )
         await self._deliver_on_session()
@@ -562,9 +564,9 @@ def _log_params(level: str, text: str) -> dict[str, object]:
 
 async def _off_loop(make: Callable[[], dict[str, object]], size: int = 0) -> dict[str, object]:
     """``make()``, on a worker thread when the request carries a text of more than
-    ``_OFF_LOOP_CHARS``; ``InvalidParams`` becomes the JSON-RPC error."""
+    ``OFF_LOOP_CHARS``; ``InvalidParams`` becomes the JSON-RPC error."""
     try:
-        if size > _OFF_LOOP_CHARS:
+        if size >= OFF_LOOP_CHARS:
             return await asyncio.to_thread(make)
         return make()
     except answers.InvalidParams as exc:

@@ -32,6 +32,7 @@ from pi_snippets_lsp.core.config import SETTINGS_KEY
 from pi_snippets_lsp.core.edits import TextEdit, apply_edits
 from pi_snippets_lsp.core.grammar import is_valid_name
 from pi_snippets_lsp.core.snippet import normalize_newlines
+from pi_snippets_lsp.core.surrogates import first_lone_surrogate
 from pi_snippets_lsp.settings.diagnostics import name_slug
 from pi_snippets_lsp.settings.files import MAX_SETTINGS_BYTES
 from pi_snippets_lsp.settings.jsontree import JsonNode, JsonParseError, parse
@@ -46,7 +47,6 @@ FALLBACK_NAME: Final = "snippet"
 _NAME_SCAN: Final = 400
 
 _LINE_BREAK: Final = re.compile(r"\r\n|\r|\n")
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _NAME_PART: Final = re.compile(r"[._-]+")
 _DEFAULT_INDENT: Final = "  "
 _DEFAULT_COLON: Final = ": "
@@ -110,7 +110,7 @@ def snippet_insertion(text: str | None, name: str, value: str, path: str) -> Ins
     Unicode (a lone surrogate: JSON can carry one, UTF-8 cannot), and when the file would
     grow past the size a settings file may have (it could not be read back).
     """
-    if (surrogate := _SURROGATE.search(value)) is not None:
+    if (surrogate := first_lone_surrogate(value)) is not None:
         raise SaveSnippetError(
             f"the text is not valid Unicode (a lone surrogate U+{ord(surrogate.group()):04X} "
             f"at character {surrogate.start()}); not saved"

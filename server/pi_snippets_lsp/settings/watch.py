@@ -26,20 +26,6 @@ Stamps = dict[str, Stamp]
 #: equals it, so the next look reads the file again.
 RETRY: Final[Stamp] = (-1, -1, -1)
 
-#: Seconds between looks at the settings files, unless a client asks otherwise.
-DEFAULT_POLL_INTERVAL: Final = 1.0
-#: The shortest period a client may ask for (0, never polling, excepted): a client asking
-#: for a look every millisecond would cost every other client a share of the loop.
-MIN_POLL_INTERVAL: Final = 0.25
-
-
-def raised_interval(interval: float, minimum: float = MIN_POLL_INTERVAL) -> float:
-    """A polling period raised to ``minimum`` when smaller; 0 (never poll) stays 0."""
-    if interval == 0 or interval >= minimum:
-        return interval
-    return minimum
-
-
 #: Seconds between the looks that settle a change, and the most a settle may take.
 SETTLE_STEP: Final = 0.05
 SETTLE_LIMIT: Final = 1.0

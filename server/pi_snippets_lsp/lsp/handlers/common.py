@@ -21,7 +21,6 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pi_snippets_lsp.core.config import MESSAGE_PREFIX, Config, plain_json
 from pi_snippets_lsp.core.documents import Document, Position
 from pi_snippets_lsp.core.hover import LineMarker, marker_on_line
-from pi_snippets_lsp.core.snippet import Snippet
 from pi_snippets_lsp.lsp.offload import off_loop
 from pi_snippets_lsp.lsp.server import SnippetsServer
 from pi_snippets_lsp.settings.folders import path_of_uri
@@ -67,10 +66,6 @@ async def prompt_marker(
         ls, len(line), marker_on_line, line, position.character, ls.encoding, config.values
     )
     return None if spot is None else (document, config, spot)
-
-
-def snippet_named(config: Config, name: str) -> Snippet | None:
-    return next((s for s in config.snippets if s.name == name), None)
 
 
 def offsets(ls: SnippetsServer, document: Document, span: Any) -> tuple[int, int]:

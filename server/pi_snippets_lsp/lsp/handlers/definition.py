@@ -7,9 +7,10 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from pi_snippets_lsp.core.catalog import snippet_named
 from pi_snippets_lsp.core.hover import layer_of
 from pi_snippets_lsp.lsp import translate
-from pi_snippets_lsp.lsp.handlers.common import prompt_marker, settings_document, snippet_named
+from pi_snippets_lsp.lsp.handlers.common import prompt_marker, settings_document
 from pi_snippets_lsp.lsp.server import SnippetsServer
 from pi_snippets_lsp.settings.files import SettingsFileError
 from pi_snippets_lsp.settings.locate import snippet_key_span

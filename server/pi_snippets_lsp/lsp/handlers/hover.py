@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from pi_snippets_lsp.core.catalog import snippet_named
 from pi_snippets_lsp.core.hover import hover_text, layer_of
-from pi_snippets_lsp.lsp.handlers.common import prompt_marker, snippet_named
+from pi_snippets_lsp.lsp.handlers.common import prompt_marker
 from pi_snippets_lsp.lsp.server import SnippetsServer
 
 

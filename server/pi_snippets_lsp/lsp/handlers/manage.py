@@ -27,6 +27,7 @@ from typing import Final
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from pi_snippets_lsp.core.catalog import snippet_named
 from pi_snippets_lsp.core.documents import Document, Position
 from pi_snippets_lsp.core.edits import TextEdit
 from pi_snippets_lsp.core.grammar import TRIGGER, is_valid_name
@@ -34,15 +35,14 @@ from pi_snippets_lsp.core.hover import layer_of
 from pi_snippets_lsp.core.markers import iter_markers
 from pi_snippets_lsp.core.snippet import Snippet, preview
 from pi_snippets_lsp.lsp import translate
-from pi_snippets_lsp.lsp.handlers.common import prompt_marker, settings_document, snippet_named
+from pi_snippets_lsp.lsp.handlers.common import prompt_marker, settings_document
 from pi_snippets_lsp.lsp.offload import off_loop
 from pi_snippets_lsp.lsp.server import SnippetsServer
 from pi_snippets_lsp.settings.files import SettingsFileError
 from pi_snippets_lsp.settings.folders import path_of_uri
 from pi_snippets_lsp.settings.snippet_keys import SnippetKey, key_at, rename_edits, snippet_keys
+from pi_snippets_lsp.wire.errors import REQUEST_FAILED
 
-#: LSP's ``RequestFailed``: the request was understood but cannot be done.
-REQUEST_FAILED: Final = -32803
 #: Workspace symbols answered at most (a picker filters further as the user types).
 WORKSPACE_SYMBOL_LIMIT: Final = 200
 #: The kind of a snippet's symbol: the key of a settings file.
