@@ -111,7 +111,8 @@ def add_item(
         if ours(node.value):
             if node.value == item:
                 return text
-            indent = _line_indent(doc.blanked, node.start)
+            over_lines = _breaks(doc.blanked, array.start, array.end)
+            indent = _line_indent(doc.blanked, node.start) if over_lines else None
             new = doc.style.value(item, indent)
             return _apply(doc, TextEdit(node.start, node.end, new))
     return _apply(doc, _append_item(doc, array, item))

@@ -16,6 +16,7 @@ from typing import Any
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import InlineTable
 
 from pi_snippets_lsp.agents.jsonedit import ConfigFileError
 
@@ -60,11 +61,15 @@ def set_server(text: str, name: str, key: str, table: dict[str, object]) -> str:
         if _reads_as(appended, expected):
             return appended
     doc.setdefault(TABLE, tomlkit.table(is_super_table=True))
-    entry = tomlkit.table()
+    inline = isinstance(doc[TABLE], InlineTable)
+    entry = tomlkit.inline_table() if inline else tomlkit.table()
     for k, v in table.items():
-        entry.add(k, v)
-    doc[TABLE][key] = entry
-    result = tomlkit.dumps(doc)
+        entry.append(k, v)
+    try:
+        doc[TABLE][key] = entry
+        result = tomlkit.dumps(doc)
+    except (TOMLKitError, ValueError) as exc:
+        raise ConfigFileError(f"cannot add [{TABLE}.{key}] to {name} ({exc})") from None
     if not _reads_as(result, expected):
         raise ConfigFileError(f"cannot add [{TABLE}.{key}] to {name} without changing the rest")
     return result
@@ -113,7 +118,16 @@ def remove_server(text: str, name: str, key: str, *, prune: bool = False) -> str
 
 
 def _reads_as(text: str, expected: dict[str, object]) -> bool:
+    """Whether ``text`` reads as ``expected``; an empty ``mcp_servers`` is as good as none
+    (a table of no servers, which an implicit super-table leaves behind)."""
     try:
-        return bool(tomlkit.parse(text).unwrap() == expected)
+        value = tomlkit.parse(text).unwrap()
     except TOMLKitError:
         return False
+    return bool(_without_empty_table(value) == _without_empty_table(expected))
+
+
+def _without_empty_table(value: dict[str, object]) -> dict[str, object]:
+    if value.get(TABLE) == {}:
+        return {k: v for k, v in value.items() if k != TABLE}
+    return value
