@@ -464,3 +464,17 @@ def test_the_real_command_sets_claude_code_up_and_takes_it_back(tmp_path: Path) 
     assert not (tmp_path / ".claude.json").exists()
     bad = run("nope")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def test_a_config_file_that_is_a_link_is_written_through(box: Sandbox) -> None:
+    real = box.home / "dotfiles" / "mcp.json"
+    real.parent.mkdir()
+    real.write_text('{"mcpServers": {}}\n')
+    link = box.path("~/.cursor/mcp.json")
+    link.parent.mkdir()
+    link.symlink_to(real)
+    assert box.setup("cursor") == 0
+    assert link.is_symlink()
+    assert "pi-snippets" in json.loads(real.read_text())["mcpServers"]
+    assert box.setup("cursor", remove=True) == 0
+    assert link.is_symlink() and real.read_text() == '{"mcpServers": {}}\n'

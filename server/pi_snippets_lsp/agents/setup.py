@@ -412,7 +412,9 @@ def _read(path: Path) -> str | None:
 
 def write(change: FileChange) -> None:
     """Write one change atomically, the old file first copied to its backup."""
-    path = change.path
+    # A config file that is a link (dotfiles kept in a repository) is written through:
+    # replacing the link by a file would cut it off from where the person keeps it.
+    path = change.path.resolve() if change.path.is_symlink() else change.path
     if change.old is not None:
         _backup(path, change.old)
     if change.new is None:
