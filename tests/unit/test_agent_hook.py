@@ -7,6 +7,7 @@ and Codex ``UserPromptSubmit``: ``prompt`` and ``cwd``; Gemini CLI ``BeforeModel
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -228,6 +229,9 @@ def test_run_hook_loads_settings_as_expand_does_with_cwd_as_the_project(tmp_path
 def run_command(args: list[str], stdin: bytes, home: Path) -> subprocess.CompletedProcess[bytes]:
     env = {k: v for k, v in os.environ.items() if k != "PI_CODING_AGENT_DIR"}
     env["HOME"] = str(home)
+    # The package under test, wherever it is (a copy, in a mutation run).
+    package_root = str(Path(hook.__file__).parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([package_root, env.get("PYTHONPATH", "")])
     return subprocess.run(
         [sys.executable, "-m", "pi_snippets_lsp", *args],
         input=stdin,
@@ -257,3 +261,95 @@ def test_the_real_command_answers_claude_code_and_always_exits_0(tmp_path: Path)
     broken = run_command(["hook", "claude-code"], claude("Please %review"), tmp_path)
     assert broken.returncode == 0
     assert "settings.json" in json.loads(broken.stdout)["systemMessage"]
+
+
+class _Stdin:
+    def __init__(self, data: bytes | None) -> None:
+        self.buffer = self
+        self.data = data
+
+    def read(self) -> bytes:
+        if self.data is None:
+            raise OSError("gone")
+        return self.data
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (claude("%review"), {"context": f"<prompt>\n{REVIEW}\n</prompt>"}),
+        (claude("no"), {}),
+        (None, {"systemMessage": "pi-snippets-lsp hook: cannot read the hook input (gone)"}),
+    ],
+)
+def test_the_command_reads_stdin_writes_stdout_and_exits_0(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    data: bytes | None,
+    expected: dict[str, str],
+) -> None:
+    settings = write_settings(tmp_path / "s.json", {"review": REVIEW})
+    monkeypatch.setattr(sys, "stdin", _Stdin(data))
+    args = argparse.Namespace(
+        agent="claude-code", settings=str(settings), project=None, trust_project=False
+    )
+    assert hook.run_hook_command(args) == 0
+    out = capsys.readouterr().out
+    if not expected:
+        assert out == ""
+    elif "context" in expected:
+        assert out.endswith("\n") and out.count("\n") == 1
+        assert json.loads(out)["hookSpecificOutput"]["additionalContext"].endswith(
+            expected["context"]
+        )
+    else:
+        assert json.loads(out) == expected
+
+
+def test_the_warnings_say_what_happened_and_that_the_prompt_goes_on() -> None:
+    def words(agent: str, data: bytes) -> object:
+        output = answer(agent, data, loader()).output
+        assert output is not None
+        return output["systemMessage"]
+
+    assert words("claude", b"{}") == (
+        "pi-snippets-lsp hook: unknown agent 'claude' (known: claude-code, codex, gemini); "
+        "the prompt is sent as typed"
+    )
+    assert words("codex", b"[]") == (
+        "pi-snippets-lsp hook: the hook input is not a JSON object; the prompt is sent as typed"
+    )
+    assert words("codex", b"{}") == (
+        "pi-snippets-lsp hook: the hook input has no prompt; the prompt is sent as typed"
+    )
+    assert words("gemini", b'{"hook_event_name": "BeforeModel", "llm_request": []}') == (
+        "pi-snippets-lsp hook: the hook input has no llm_request.messages; "
+        "the request is sent as is"
+    )
+    assert str(words("codex", b"nope")).startswith(
+        "pi-snippets-lsp hook: the hook input is not JSON (Expecting value: line 1 column 1"
+    )
+
+
+def test_gemini_reads_only_user_messages_with_a_percent_sign() -> None:
+    seen: list[str | None] = []
+    data = gemini(("model", "%review"), ("user", "plain"), ("system", "%review"))
+    assert answer("gemini", data, loader(seen=seen)).output is None
+    assert seen == []
+    event = json.loads(gemini(("user", "%review"), ("user", "%nope")))
+    event["llm_request"]["messages"].insert(0, "not a message")
+    event.pop("cwd")
+    output = answer("gemini", json.dumps(event).encode(), loader(seen=seen)).output
+    assert seen == [None]
+    assert output is not None
+    messages = output["hookSpecificOutput"]["llm_request"]["messages"]  # type: ignore[index]
+    assert messages == ["not a message", {"role": "user", "content": REVIEW},
+                        {"role": "user", "content": "%nope"}]  # fmt: skip
+
+
+def test_an_empty_cwd_is_no_project_folder() -> None:
+    seen: list[str | None] = []
+    answer("claude-code", claude("%review", cwd=""), loader(seen=seen))
+    answer("claude-code", claude("%review", cwd=3), loader(seen=seen))
+    assert seen == [None, None]
