@@ -450,7 +450,6 @@ def test_the_real_command_sets_claude_code_up_and_takes_it_back(tmp_path: Path) 
             capture_output=True,
             text=True,
             env=env,
-            cwd=tmp_path,
             timeout=60,
             check=False,
         )
