@@ -304,3 +304,51 @@ def test_an_array_that_is_not_one_is_refused() -> None:
 def test_json_value_of_a_blank_text_is_an_empty_object() -> None:
     assert json_value("", "f") == {}
     assert json_value(' // c\n{"a": 1,}', "f") == {"a": 1}
+
+
+def test_add_item_at_a_deeper_path_creates_each_missing_level() -> None:
+    text = '{"a": {"x": 1}}'
+    added = add_item(text, "f", ("a", "b", "c"), PI, ours)
+    assert added == '{"a": {"x": 1, "b": {"c": [{"id": "pi", "n": 1}]}}}'
+    assert remove_items(added, "f", ("a", "b", "c"), ours, {("a", "b"), ("a", "b", "c")}) == text
+    added = add_item('{"z": 0}', "f", ("a", "b", "c"), PI, ours)
+    assert added == '{"z": 0, "a": {"b": {"c": [{"id": "pi", "n": 1}]}}}'
+    with_b = '{"a": {"b": {"y": 2}}}'
+    assert add_item(with_b, "f", ("a", "b", "c"), PI, ours) == (
+        '{"a": {"b": {"y": 2, "c": [{"id": "pi", "n": 1}]}}}'
+    )
+
+
+def test_an_item_of_ours_in_an_array_over_lines_is_replaced_over_lines() -> None:
+    text = '{\n  "e": [\n    {"id": "b"},\n    {"id": "pi"}\n  ]\n}'
+    assert add_item(text, "f", ("e",), PI, ours) == (
+        '{\n  "e": [\n    {"id": "b"},\n    {\n      "id": "pi",\n      "n": 1\n    }\n  ]\n}'
+    )
+
+
+def test_add_item_copies_the_separator_of_the_last_two_items() -> None:
+    text = '{"e": [1 ,  2]}'
+    assert add_item(text, "f", ("e",), PI, ours) == '{"e": [1 ,  2 ,  {"id": "pi", "n": 1}]}'
+    one = '{\n  "e": [1]\n}\n'
+    assert add_item(one, "f", ("e",), PI, ours) == '{\n  "e": [1, {"id": "pi", "n": 1}]\n}\n'
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda t: add_item(t, "my.json", ("e",), PI, ours),
+        lambda t: remove_items(t, "my.json", ("e",), ours),
+        lambda t: remove_member(t, "my.json", ("s",), "pi"),
+        lambda t: set_member(t, "my.json", ("s",), "pi", 1),
+    ],
+)
+def test_every_edit_names_the_file_it_refuses(edit) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ConfigFileError, match=r"^my\.json is not valid JSON \("):
+        edit("{oops}")
+    with pytest.raises(ConfigFileError, match=r"^my\.json does not hold a JSON object$"):
+        edit("3")
+
+
+def test_removing_an_only_member_of_an_array_item_keeps_the_item() -> None:
+    text = '{"e": [{"pi": 1}]}'
+    assert remove_member(text, "f", ("e", 0), "pi", {("e", 0)}) == '{"e": [{}]}'

@@ -127,9 +127,7 @@ def remove_member(
     obj = doc.root.find(path)
     if obj is None or not obj.is_object or obj.member(key) is None:
         return text
-    child = obj.find((key,))
-    assert child is not None
-    return _apply(doc, _delete(doc, _index_in(child, obj), obj, prune))
+    return _apply(doc, _delete(_last_index(obj, key), obj, prune))
 
 
 def remove_items(
@@ -148,7 +146,7 @@ def remove_items(
         found = [i for i, node in enumerate(array.items) if ours(node.value)]
         if not found:
             return text
-        text = _apply(doc, _delete(doc, found[-1], array, prune))
+        text = _apply(doc, _delete(found[-1], array, prune))
 
 
 def _new_file(path: Sequence[str | int], value: object) -> str:
@@ -202,9 +200,9 @@ def _append_item(doc: _Doc, array: JsonNode, item: object) -> TextEdit:
     return TextEdit(array.start + 1, array.end - 1, new)
 
 
-def _delete(doc: _Doc, index: int, container: JsonNode, prune: Collection[JsonPath]) -> TextEdit:
+def _delete(index: int, container: JsonNode, prune: Collection[JsonPath]) -> TextEdit:
     """The edit deleting child ``index`` of ``container`` and the separator it came with;
-    an only child in a container at a ``prune`` path takes the container with it."""
+    an only child in an object member at a ``prune`` path takes that member with it."""
     spans: Sequence[tuple[int, int]] = (
         [(m.start, m.end) for m in container.members]
         if container.is_object
@@ -212,8 +210,8 @@ def _delete(doc: _Doc, index: int, container: JsonNode, prune: Collection[JsonPa
     )
     if len(spans) == 1:
         parent = container.parent
-        if parent is not None and container.path in prune:
-            return _delete(doc, _index_in(container, parent), parent, prune)
+        if parent is not None and parent.is_object and container.path in prune:
+            return _delete(_last_index(parent, str(container.key)), parent, prune)
         return TextEdit(container.start + 1, container.end - 1, "")
     start, end = spans[index]
     if index > 0:
@@ -221,12 +219,10 @@ def _delete(doc: _Doc, index: int, container: JsonNode, prune: Collection[JsonPa
     return TextEdit(start, spans[1][0], "")
 
 
-def _index_in(child: JsonNode, parent: JsonNode) -> int:
-    if parent.is_object:
-        # A duplicated key: the last occurrence is the one JSON.parse keeps.
-        keys = [m.key for m in parent.members]
-        return len(keys) - 1 - keys[::-1].index(str(child.key))
-    return int(child.key or 0)
+def _last_index(obj: JsonNode, key: str) -> int:
+    """The index of the member ``key`` that ``JSON.parse`` keeps: its last occurrence."""
+    keys = [m.key for m in obj.members]
+    return len(keys) - 1 - keys[::-1].index(key)
 
 
 def _apply(doc: _Doc, edit: TextEdit) -> str:
