@@ -29,6 +29,7 @@ ROWS = {
     "edit_stdio",
     "startup",
     "expand_command",
+    "hook_start",
     "peak_rss",
 }
 GROUPS = ("expansion", "edit", "startup", "completion")

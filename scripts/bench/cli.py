@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import REPO, completion, inprocess, shell, stdio
+from . import REPO, completion, hook, inprocess, shell, stdio
 from . import __doc__ as package_doc
 from .report import Row, count_label, load_average, machine, met_label, print_table
 from .server import BenchServer
@@ -63,6 +63,8 @@ class Bench:
             self.add([stdio.startup(sizes, self.work, self.snippets)])
             _log("expand from a shell ...")
             self.add([shell.expand_command(sizes, self.work, self.snippets)])
+            _log("prompt hook start ...")
+            self.add([hook.hook_start(sizes, self.work, self.snippets)])
         if "completion" in groups:
             extras = {(0, "words"): self._first_tier_extras, (1, "words"): self._second_tier_extras}
             for tier, count in enumerate(sizes.completion_counts):
@@ -98,6 +100,7 @@ _LAST = (
     "edit_stdio",
     "startup",
     "expand_command",
+    "hook_start",
     "peak_rss",
 )
 

@@ -49,6 +49,8 @@ RULES: dict[str, Rule] = {
     "mcp": rule("core settings wire"),
     "client": rule("core settings wire", "pydantic"),
     "integrations": rule("core settings wire client", "prompt_toolkit llm click"),
+    # `hook` runs on every prompt of an agent: only the lowest layers (docs/agents.md).
+    "agents": rule("core settings", "tomlkit"),
 }
 #: The modules at the top: entry points, which may import any layer.
 ENTRY_POINTS = frozenset({"__init__", "__main__", "cli", "api"})
@@ -265,6 +267,15 @@ def test_the_shell_commands_load_no_protocol_stack(args: list[str], tmp_path: Pa
     assert {m for m in loaded if m.startswith(servers)} - SHARED_WITH_THE_SERVERS == set()
 
 
+def test_the_agent_hook_loads_no_protocol_stack_and_no_toml() -> None:
+    """``pi-snippets-lsp hook`` runs on every prompt an agent sends: it loads core and
+    settings only (tomlkit is for ``setup``)."""
+    modules = imported_after("import pi_snippets_lsp.agents.hook")
+    roots = {m.split(".")[0] for m in modules}
+    assert not roots & {"pygls", "lsprotocol", "pydantic", "mcp", "mcp_types", "tomlkit"}
+    assert not {m for m in modules if m.startswith(("pi_snippets_lsp.lsp", "pi_snippets_lsp.mcp"))}
+
+
 def plugins_after(statement: str, value: str | None) -> str:
     """What a fresh interpreter, with ``PYDANTIC_DISABLE_PLUGINS`` set to ``value`` (or
     unset), says of pydantic's plugins after ``statement``: whether it looked for them,
@@ -334,8 +345,6 @@ def test_json_rpc_error_codes_are_written_only_in_wire_errors() -> None:
         return found
 
     table = PACKAGE / "wire" / "errors.py"
-    elsewhere = {
-        str(p.relative_to(PACKAGE)): codes(p) for p in PACKAGE.rglob("*.py") if p != table
-    }
+    elsewhere = {str(p.relative_to(PACKAGE)): codes(p) for p in PACKAGE.rglob("*.py") if p != table}
     assert {name: found for name, found in elsewhere.items() if found} == {}
     assert len(codes(table)) >= 10
