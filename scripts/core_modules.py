@@ -92,6 +92,10 @@ def core_modules(among: list[str] | None = None) -> list[str]:
 #: ``tests/unit/test_<module>.py``. A module's mutants are run against these alone: a
 #: mutant counts as caught only when the tests of the rule it breaks notice.
 TESTS: dict[str, tuple[str, ...]] = {
+    "agents.hook": ("test_agent_hook.py",),
+    "agents.jsonedit": ("test_jsonedit.py", "test_agent_setup.py"),
+    "agents.setup": ("test_agent_setup.py",),
+    "agents.tomledit": ("test_tomledit.py", "test_agent_setup.py"),
     "api": ("test_api.py",),
     "core.code_actions": ("test_markers.py", "test_code_actions.py"),
     "core.completion": ("test_completion.py", "test_translate.py"),
@@ -117,8 +121,10 @@ TESTS: dict[str, tuple[str, ...]] = {
     "settings.diagnostics": ("test_settings_diagnostics.py",),
     "settings.files": ("test_settings_files.py", "test_config.py"),
     "settings.layers": ("test_config.py", "test_settings_files.py", "test_api.py"),
+    "settings.jsontree": ("test_jsontree.py", "test_jsonedit.py"),
     "settings.locate": ("test_markers.py",),
     "settings.overlay": ("test_edited_files.py",),
+    "settings.save_snippet": ("test_save_snippet.py", "test_jsonedit.py"),
     "settings.schema": ("test_config.py", "test_schema.py"),
     "wire.messages": ("test_protocol.py",),
 }

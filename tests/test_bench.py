@@ -28,6 +28,7 @@ ROWS = {
     "edit_in_process",
     "edit_stdio",
     "startup",
+    "hook_start",
     "peak_rss",
 }
 GROUPS = ("expansion", "edit", "startup", "completion")

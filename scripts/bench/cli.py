@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import REPO, completion, inprocess, stdio
+from . import REPO, completion, hook, inprocess, stdio
 from . import __doc__ as package_doc
 from .report import Row, count_label, load_average, machine, met_label, print_table
 from .server import BenchServer
@@ -61,6 +61,8 @@ class Bench:
         if "startup" in groups:
             _log("cold start ...")
             self.add([stdio.startup(sizes, self.work, self.snippets)])
+            _log("prompt hook start ...")
+            self.add([hook.hook_start(sizes, self.work, self.snippets)])
         if "completion" in groups:
             extras = {(0, "words"): self._first_tier_extras, (1, "words"): self._second_tier_extras}
             for tier, count in enumerate(sizes.completion_counts):
@@ -89,7 +91,15 @@ class Bench:
 
 
 _FIRST = ("expansion_prose", "expansion_dense", "expand_stdio")
-_LAST = ("reload", "did_load_size", "edit_in_process", "edit_stdio", "startup", "peak_rss")
+_LAST = (
+    "reload",
+    "did_load_size",
+    "edit_in_process",
+    "edit_stdio",
+    "startup",
+    "hook_start",
+    "peak_rss",
+)
 
 
 def _order(rows: list[Row]) -> list[Row]:

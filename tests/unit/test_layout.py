@@ -49,6 +49,8 @@ RULES: dict[str, Rule] = {
     "mcp": rule("core settings wire", "mcp mcp_types pydantic anyio"),
     "client": rule("core settings wire", "pydantic"),
     "integrations": rule("core settings wire client", "prompt_toolkit llm click"),
+    # `hook` runs on every prompt of an agent: only the lowest layers (docs/agents.md).
+    "agents": rule("core settings", "tomlkit"),
 }
 #: The modules at the top: entry points, which may import any layer.
 ENTRY_POINTS = frozenset({"__init__", "__main__", "cli", "api"})
@@ -186,6 +188,15 @@ def test_integration_backends_need_no_optional_library() -> None:
     modules = imported_after("import pi_snippets_lsp.integrations.backend")
     roots = {m.split(".")[0] for m in modules}
     assert not roots & {"prompt_toolkit", "llm", "click", "pygls", "lsprotocol"}
+
+
+def test_the_agent_hook_loads_no_protocol_stack_and_no_toml() -> None:
+    """``pi-snippets-lsp hook`` runs on every prompt an agent sends: it loads core and
+    settings only (tomlkit is for ``setup``)."""
+    modules = imported_after("import pi_snippets_lsp.agents.hook")
+    roots = {m.split(".")[0] for m in modules}
+    assert not roots & {"pygls", "lsprotocol", "pydantic", "mcp", "mcp_types", "tomlkit"}
+    assert not {m for m in modules if m.startswith(("pi_snippets_lsp.lsp", "pi_snippets_lsp.mcp"))}
 
 
 def plugins_after(statement: str, value: str | None) -> str:

@@ -484,3 +484,38 @@ def _show(char: str) -> str:
     if char.isprintable():
         return f"'{char}'"
     return f"U+{ord(char):04X}"
+
+
+#: What JSONC adds to JSON, found left to right: a string (skipped whole, so a ``//``
+#: inside one is text), a line comment, a block comment, or a comma whose next
+#: non-blank, non-comment character closes an object or array (a trailing comma).
+_JSONC_PART: Final = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"?|//[^\n\r]*|/\*(?:[^*]|\*(?!/))*(?:\*/)?|,(?=(?:\s|//[^\n\r]*|/\*(?:[^*]|\*(?!/))*\*/)*[}\]])',
+    re.DOTALL,
+)
+_NOT_LINE_BREAK: Final = re.compile(r"[^\n\r]")
+
+
+def blank_jsonc(text: str) -> str:
+    """``text`` with JSONC's comments and trailing commas turned into spaces.
+
+    The text that editors and agents call JSONC (VS Code's and Zed's settings, Gemini
+    CLI's): JSON plus ``//`` and ``/* */`` comments and trailing commas. Each is replaced
+    by as many spaces (line breaks inside a block comment kept), so the result has the
+    same length and lines: :func:`parse` of it gives spans that slice ``text`` itself,
+    and an edit computed on them applies to ``text`` with its comments. An unterminated
+    comment is blanked to the end; anything else stays for :func:`parse` to judge.
+    """
+
+    def blank(match: re.Match[str]) -> str:
+        part = match.group()
+        if part.startswith('"'):
+            return part
+        return _NOT_LINE_BREAK.sub(" ", part)
+
+    return _JSONC_PART.sub(blank, text)
+
+
+def parse_jsonc(text: str) -> JsonNode:
+    """:func:`parse` for JSONC (see :func:`blank_jsonc`); spans are offsets of ``text``."""
+    return parse(blank_jsonc(text))

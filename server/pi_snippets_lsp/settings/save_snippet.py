@@ -189,16 +189,25 @@ class _Style:
         return _json(key) + self.colon + self.value(value, indent)
 
     def value(self, value: object, indent: str | None) -> str:
-        """``value`` (a string, or an object of one member) laid out over lines, on a
-        line that starts with ``indent``; on one line when ``indent`` is None."""
-        if not isinstance(value, dict):
+        """``value`` laid out over lines, on a line that starts with ``indent``; on one
+        line when ``indent`` is None. An object, or an array holding an object or array,
+        puts each member or item on a line of its own (as ``JSON.stringify`` with an
+        indent does); other arrays (``["mcp"]``) and empty containers stay on one line."""
+        if isinstance(value, dict) and value:
+            opening, closing = "{", "}"
+            parts = [(_json(k) + self.colon, v) for k, v in value.items()]
+        elif isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+            opening, closing = "[", "]"
+            parts = [("", v) for v in value]
+        else:
             return _json(value)
-        ((key, inner),) = value.items()
         if indent is None:
-            return "{" + self.member(key, inner, None) + "}"
+            inner = ", ".join(head + self.value(v, None) for head, v in parts)
+            return opening + inner + closing
         deeper = indent + self.indent
-        member = self.member(key, inner, deeper)
-        return "{" + self.newline + deeper + member + self.newline + indent + "}"
+        between = "," + self.newline + deeper
+        inner = between.join(head + self.value(v, deeper) for head, v in parts)
+        return opening + self.newline + deeper + inner + self.newline + indent + closing
 
     def insert(self, text: str, obj: JsonNode, key: str, value: object) -> TextEdit:
         """The edit adding ``key: value`` as the last member of the object ``obj``."""
@@ -232,7 +241,11 @@ class _Style:
 
 
 def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+#: The style of a JSON file, for other modules that edit one (``agents.jsonedit``).
+JsonStyle = _Style
 
 
 def _breaks(text: str, start: int, end: int) -> bool:
