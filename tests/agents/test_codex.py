@@ -21,7 +21,7 @@ def toml_string(value: str) -> str:
     return json.dumps(value)
 
 
-def write_codex_config(place: Place) -> dict[str, str]:
+def write_codex_config(place: Place, servers: bool = True) -> dict[str, str]:
     """The config, and the environment that points Codex at it."""
     codex_home = place.home / ".codex"
     codex_home.mkdir(exist_ok=True)
@@ -30,7 +30,7 @@ def write_codex_config(place: Place) -> dict[str, str]:
     (codex_home / "config.toml").write_text(
         "\n".join(
             [
-                'model = "gpt-fake"',
+                'model = "gpt-5.1-codex"',
                 'model_provider = "fake"',
                 "",
                 "[model_providers.fake]",
@@ -39,12 +39,18 @@ def write_codex_config(place: Place) -> dict[str, str]:
                 'wire_api = "responses"',
                 'env_key = "FAKE_MODEL_KEY"',
                 "",
-                "[mcp_servers.pi-snippets]",
-                f"command = {toml_string(command[0])}",
-                f"args = [{', '.join(toml_string(a) for a in command[1:])}]",
-                f"env = {{ {env} }}",
-                "startup_timeout_sec = 60",
-                "",
+                *(
+                    [
+                        "[mcp_servers.pi-snippets]",
+                        f"command = {toml_string(command[0])}",
+                        f"args = [{', '.join(toml_string(a) for a in command[1:])}]",
+                        f"env = {{ {env} }}",
+                        "startup_timeout_sec = 60",
+                        "",
+                    ]
+                    if servers
+                    else ["[mcp_servers.other]", 'command = "other-mcp-server"', ""]
+                ),
             ]
         ),
         encoding="utf-8",
