@@ -27,7 +27,7 @@
 # the VS Code test's screenshots and logs; scripts/mutation-record.json when a changed module
 # passes: commit it), the download caches of pip (~/.cache/pip), npm (~/.npm) and the VS Code
 # test (~/.cache/pi-snippets-vscode-e2e, about 860 MB), and, as root, Debian packages
-# (emacs-nox and its elpa packages; chromium, libkrb5-dev, build-essential for the VS Code
+# (emacs-nox and its elpa packages, tmux; chromium, libkrb5-dev, build-essential for the VS Code
 # test). Temporary files go to one folder under $TMPDIR, removed at the end.
 #
 # PI_SNIPPETS_VENV             virtualenv to use (default .venv in the repo)
@@ -141,6 +141,10 @@ install_debian_packages() {
             || ! compgen -G "/usr/share/emacs/site-lisp/elpa/lsp-mode*" >/dev/null; then
             apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq emacs-nox \
                 elpa-eglot elpa-lsp-mode elpa-company elpa-markdown-mode elpa-yasnippet >/dev/null
+        fi
+        # tmux: the terminal UIs of the real agents (tests/agents).
+        if ! command -v tmux >/dev/null; then
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
         fi
     fi
 }

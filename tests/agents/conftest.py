@@ -38,6 +38,10 @@ SNIPPETS = {
 API_KEY = "sk-ant-api03-fake-key-for-tests-0123456789abcdefghijklmnop"
 
 
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
 def _npm_reachable() -> bool:
     if shutil.which("npm") is None:
         return False
@@ -52,6 +56,8 @@ def _npm_reachable() -> bool:
 def agents_bin() -> Path:
     """The folder with ``claude``, ``gemini`` and ``codex``, installed if need be."""
     if shutil.which("node") is None or shutil.which("bash") is None:
+        if in_ci():
+            pytest.fail("the real-agent tests need node and npm in CI")
         pytest.skip("the real-agent tests need node and npm")
     install = subprocess.run(
         ["bash", str(NODE / "setup.sh")], capture_output=True, text=True, timeout=INSTALL_TIMEOUT
@@ -130,12 +136,12 @@ class Place:
         return {**base, **self.extra_env, **extra}
 
     def run(
-        self, *command: str, timeout: float = PATIENCE, **env: str
+        self, *command: str, timeout: float = PATIENCE, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             list(command),
             cwd=self.work,
-            env=self.env(**env),
+            env=self.env(**(env or {})),
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -216,6 +222,8 @@ class Tmux:
 @pytest.fixture
 def tmux(place: Place) -> Iterator[Callable[[list[str], dict[str, str]], Tmux]]:
     if shutil.which("tmux") is None:
+        if in_ci():
+            pytest.fail("the terminal-UI tests need tmux in CI (scripts/test.sh installs it)")
         pytest.skip("the terminal-UI tests need tmux")
     started: list[Tmux] = []
 

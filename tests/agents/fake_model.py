@@ -228,8 +228,8 @@ class FakeModel:
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        port = self._server.server_address[1]
+        return f"http://127.0.0.1:{port}"
 
     def _record(self, request: Recorded) -> None:
         with self._lock:

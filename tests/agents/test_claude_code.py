@@ -110,7 +110,7 @@ def test_the_mcp_tools_are_in_the_first_request(place: Place, tmux: Any) -> None
 
 def test_claude_mcp_list_shows_the_server_connected(place: Place) -> None:
     write_claude_json(place)
-    done = place.run(str(place.bin / "claude"), "mcp", "list", **claude_env(place))
+    done = place.run(str(place.bin / "claude"), "mcp", "list", env=claude_env(place))
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stdout.splitlines() if x.startswith("pi-snippets:"))
     assert "Connected" in line, done.stdout

@@ -69,7 +69,7 @@ def tool_names(request: Recorded) -> list[str]:
 
 def test_codex_mcp_list_shows_the_server_enabled(place: Place) -> None:
     env = write_codex_config(place)
-    done = place.run(str(place.bin / "codex"), "mcp", "list", **env)
+    done = place.run(str(place.bin / "codex"), "mcp", "list", env=env)
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stdout.splitlines() if x.startswith("pi-snippets"))
     assert "enabled" in line, done.stdout
@@ -83,7 +83,7 @@ def test_a_turn_offers_the_model_the_snippet_tools(place: Place) -> None:
         "--skip-git-repo-check",
         "Say hi",
         timeout=PATIENCE * 2,
-        **env,
+        env=env,
     )
     turns = place.fake.posts("/responses")
     assert turns, (done.returncode, done.stdout[-3000:], done.stderr[-3000:])

@@ -10,10 +10,14 @@ servers that answered while it started, so only the UI shows whether the snippet
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
-from .conftest import PATIENCE, SNIPPETS, Place, server_command, server_env
+from .conftest import PATIENCE, SNIPPETS, Place, server_command
 from .fake_model import Recorded, texts
+
+#: Seconds between two tries of typing a command (see ``offered``).
+RETYPE = 3.0
 
 
 def write_gemini_settings(place: Place) -> None:
@@ -25,7 +29,6 @@ def write_gemini_settings(place: Place) -> None:
             "pi-snippets": {
                 "command": command[0],
                 "args": command[1:],
-                "env": server_env(),
                 "timeout": 30000,
             }
         },
@@ -48,18 +51,45 @@ def start_ui(place: Place, tmux: Any) -> Any:
 
 
 def offered(ui: Any, name: str, description: str) -> None:
-    """Types ``/NAME`` and waits for the command menu to offer it with its description."""
-    ui.type("/" + name)
-    ui.wait(
-        lambda s: any(
-            line.strip().startswith(name) and description in line for line in s.splitlines()
-        ),
-        f"/{name} offered",
-    )
+    """Types ``/NAME`` until the command menu offers it with its description.
+
+    Gemini shows its prompt box while it still initializes ("Prompts will be queued"),
+    and its menu follows the commands known at the last keystroke, so the command is
+    typed again (the line cleared first) every few seconds until it is offered or
+    ``PATIENCE`` runs out."""
+
+    def shown(screen: str) -> bool:
+        return any(
+            line.strip().startswith(name) and description in line for line in screen.splitlines()
+        )
+
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        ui.keys("C-u")
+        ui.type("/" + name)
+        try:
+            ui.wait(shown, f"/{name} offered", timeout=RETYPE)
+            return
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
 
 
 def clear_line(ui: Any) -> None:
     ui.keys("C-u")
+
+
+def submit(ui: Any, place: Place) -> None:
+    """Enter until the model gets a request: the first Enter may only take the menu's
+    selection (the command, or an argument's name), as Gemini's menu does."""
+    for _ in range(3):
+        ui.keys("Enter")
+        try:
+            place.fake.wait_for(lambda _: bool(turns(place)), PATIENCE / 3)
+            return
+        except AssertionError:
+            pass
+    raise AssertionError(f"the model got no request:\n{ui.screen()}")
 
 
 def turns(place: Place) -> list[Recorded]:
@@ -80,28 +110,36 @@ def test_the_snippets_are_slash_commands_right_after_start_up(place: Place, tmux
     offered(ui, "brief", SNIPPETS["brief"])
 
 
+def refresh(ui: Any) -> None:
+    """``/mcp refresh``: Gemini asks its servers again and rebuilds its commands."""
+    ui.keys("C-u")
+    ui.type("/mcp refresh")
+    ui.wait(lambda s: "/mcp refresh" in s, "the command typed")
+    ui.keys("Enter")
+    ui.wait(lambda s: "pi-snippets - Ready" in s, "the server ready again")
+    ui.keys("C-u")
+
+
 def test_a_snippet_added_later_is_offered_after_mcp_refresh(place: Place, tmux: Any) -> None:
     ui = start_ui(place, tmux)
-    offered(ui, "review", SNIPPETS["review"])
-    clear_line(ui)
     place.write_snippets({**SNIPPETS, "later": "Added while Gemini ran."})
-    ui.type("/mcp refresh")
-    ui.keys("Enter")
-    ui.wait(lambda s: "pi-snippets" in s and ("Ready" in s or "refresh" in s.lower()), "refresh")
+    refresh(ui)
     offered(ui, "later", "Added while Gemini ran.")
+    offered(ui, "review", SNIPPETS["review"])
 
 
 def test_the_words_after_a_command_reach_the_prompt_whole(place: Place, tmux: Any) -> None:
     """``text`` is declared required to Gemini, which then passes every word typed
     after the command (joined by single spaces); the model gets the snippet, a blank
     line and the words with their markers expanded (as a JSON string: Gemini's own
-    handling of MCP prompts)."""
+    handling of MCP prompts). ``/mcp refresh`` first: whether the commands are there
+    right after start-up is the test above."""
     ui = start_ui(place, tmux)
+    refresh(ui)
     offered(ui, "review", SNIPPETS["review"])
     ui.type(" then check %brief")
     ui.wait(lambda s: "check %brief" in s, "the typed words")
-    ui.keys("Enter")
-    place.fake.wait_for(lambda _: bool(turns(place)), PATIENCE)
+    submit(ui, place)
     expected = SNIPPETS["review"] + "\n\nthen check " + SNIPPETS["brief"]
     sent = sent_texts(turns(place)[0])
     assert json.dumps(expected) in sent or expected in sent, sent
@@ -109,19 +147,17 @@ def test_the_words_after_a_command_reach_the_prompt_whole(place: Place, tmux: An
 
 def test_a_command_alone_sends_the_snippet(place: Place, tmux: Any) -> None:
     ui = start_ui(place, tmux)
+    refresh(ui)
     offered(ui, "brief", SNIPPETS["brief"])
-    ui.keys("Escape")
-    ui.wait(lambda s: "/brief" in s, "the command typed")
-    ui.keys("Enter")
-    place.fake.wait_for(lambda _: bool(turns(place)), PATIENCE)
+    submit(ui, place)
     sent = sent_texts(turns(place)[0])
     assert json.dumps(SNIPPETS["brief"]) in sent or SNIPPETS["brief"] in sent, sent
 
 
 def test_gemini_mcp_list_shows_the_server_connected(place: Place) -> None:
     write_gemini_settings(place)
-    done = place.run(str(place.bin / "gemini"), "mcp", "list", **gemini_env(place))
+    done = place.run(str(place.bin / "gemini"), "mcp", "list", env=gemini_env(place))
     assert done.returncode == 0, done.stderr
     output = done.stdout + done.stderr
-    line = next(x for x in output.splitlines() if "pi-snippets" in x)
+    line = next(x for x in output.splitlines() if "pi-snippets:" in x)
     assert "Connected" in line and "Disconnected" not in line, output

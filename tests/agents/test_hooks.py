@@ -37,8 +37,8 @@ def user_settings(place: Place, text: str | None = None) -> Path:
     return path
 
 
-def setup(place: Place, agent: str, *flags: str, **env: str) -> None:
-    done = place.run(*SETUP, agent, *flags, **env)
+def setup(place: Place, agent: str, *flags: str, env: dict[str, str] | None = None) -> None:
+    done = place.run(*SETUP, agent, *flags, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -60,7 +60,7 @@ def claude_home(place: Place) -> dict[Path, bytes]:
 def claude_turn(place: Place, prompt: str) -> str:
     """One ``claude -p`` turn (hooks run there as in the UI); what the model got."""
     done = place.run(
-        str(place.bin / "claude"), "-p", prompt, timeout=PATIENCE * 2, **claude_env(place)
+        str(place.bin / "claude"), "-p", prompt, timeout=PATIENCE * 2, env=claude_env(place)
     )
     found = turns(place.fake)
     assert found, (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
@@ -72,7 +72,7 @@ def test_setup_claude_code_connects_the_server(place: Place) -> None:
     user_settings(place)
     claude_home(place)
     setup(place, "claude-code")
-    done = place.run(str(place.bin / "claude"), "mcp", "list", **claude_env(place))
+    done = place.run(str(place.bin / "claude"), "mcp", "list", env=claude_env(place))
     line = next(x for x in done.stdout.splitlines() if x.startswith("pi-snippets:"))
     assert "Connected" in line, done.stdout
 
@@ -112,7 +112,7 @@ def test_setup_claude_code_remove_restores_every_byte(place: Place) -> None:
     setup(place, "claude-code", "--remove")
     for path, data in before.items():
         assert path.read_bytes() == data, path
-    done = place.run(str(place.bin / "claude"), "mcp", "list", **claude_env(place))
+    done = place.run(str(place.bin / "claude"), "mcp", "list", env=claude_env(place))
     assert "pi-snippets" not in done.stdout
 
 
@@ -132,7 +132,7 @@ def test_setup_gemini_connects_the_server_and_remove_restores(place: Place) -> N
     trusted = folder / "trustedFolders.json"
     trusted.write_text(json.dumps({str(place.work): "TRUST_FOLDER"}), encoding="utf-8")
     setup(place, "gemini")
-    done = place.run(str(place.bin / "gemini"), "mcp", "list", **gemini_env(place))
+    done = place.run(str(place.bin / "gemini"), "mcp", "list", env=gemini_env(place))
     line = next(x for x in (done.stdout + done.stderr).splitlines() if "pi-snippets" in x)
     assert "Connected" in line and "Disconnected" not in line, done.stdout + done.stderr
     setup(place, "gemini", "--remove")
@@ -144,10 +144,10 @@ def test_setup_codex_enables_the_server_and_remove_restores(place: Place) -> Non
     env = write_codex_config(place, servers=False)
     config = place.home / ".codex" / "config.toml"
     original = config.read_bytes()
-    setup(place, "codex", **env)
-    done = place.run(str(place.bin / "codex"), "mcp", "list", **env)
+    setup(place, "codex", env=env)
+    done = place.run(str(place.bin / "codex"), "mcp", "list", env=env)
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stdout.splitlines() if x.startswith("pi-snippets"))
     assert "enabled" in line, done.stdout
-    setup(place, "codex", "--remove", **env)
+    setup(place, "codex", "--remove", env=env)
     assert config.read_bytes() == original
