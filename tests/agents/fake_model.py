@@ -140,11 +140,36 @@ def responses_stream(model: str) -> bytes:
     )
 
 
-def gemini_response() -> dict[str, Any]:
+def example(schema: Any) -> Any:
+    """A value of a JSON schema (the first of each enum), for the side requests that ask
+    for JSON (Gemini CLI's model router, its next-speaker check)."""
+    if not isinstance(schema, dict):
+        return REPLY
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = str(schema.get("type", "object")).lower()
+    if kind == "object":
+        return {k: example(v) for k, v in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return [example(schema.get("items"))]
+    if kind in ("number", "integer"):
+        return 0
+    if kind == "boolean":
+        return False
+    return REPLY
+
+
+def gemini_response(request: Any = None) -> dict[str, Any]:
+    text = REPLY
+    config = request.get("generationConfig") if isinstance(request, dict) else None
+    if isinstance(config, dict):
+        schema = config.get("responseJsonSchema") or config.get("responseSchema")
+        if schema or config.get("responseMimeType") == "application/json":
+            text = json.dumps(example(schema))
     return {
         "candidates": [
             {
-                "content": {"role": "model", "parts": [{"text": REPLY}]},
+                "content": {"role": "model", "parts": [{"text": text}]},
                 "finishReason": "STOP",
                 "index": 0,
             }
@@ -213,9 +238,9 @@ class FakeModel:
                 elif path.endswith("/responses"):
                     self._send(200, responses_stream(model), "text/event-stream")
                 elif path.endswith(":streamGenerateContent"):
-                    self._send(200, _sse([(None, gemini_response())]), "text/event-stream")
+                    self._send(200, _sse([(None, gemini_response(body))]), "text/event-stream")
                 elif path.endswith(":generateContent"):
-                    self._send(200, json.dumps(gemini_response()).encode(), "application/json")
+                    self._send(200, json.dumps(gemini_response(body)).encode(), "application/json")
                 elif path.endswith(":countTokens"):
                     self._send(200, b'{"totalTokens": 1}', "application/json")
                 else:
