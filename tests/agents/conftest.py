@@ -14,6 +14,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -138,15 +139,46 @@ class Place:
     def run(
         self, *command: str, timeout: float = PATIENCE, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
+        """Runs an agent's command in a session of its own: on a timeout the whole
+        process group goes (an agent's relaunched child and its MCP servers too)."""
+        with subprocess.Popen(
             list(command),
             cwd=self.work,
             env=self.env(**(env or {})),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
-        )
+            text=True,
+            start_new_session=True,
+        ) as process:
+            try:
+                out, err = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                kill_group(process.pid)
+                out, err = process.communicate()
+                raise AssertionError(
+                    f"{shlex.join(command)} did not finish in {timeout} s:\n"
+                    f"{out[-2000:]}\n{err[-2000:]}"
+                ) from None
+            finally:
+                kill_group(process.pid)
+        return subprocess.CompletedProcess(list(command), process.returncode, out, err)
+
+
+def kill_group(pgid: int) -> None:
+    """Ends a process group that a test started, if anything of it is left."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(pgid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)
 
 
 @pytest.fixture
@@ -189,6 +221,9 @@ class Tmux:
             timeout=30,
             env={**os.environ, "TMUX": ""},
         )
+        #: The pane's process leads its own process group (tmux makes it a session
+        #: leader): what ``close`` ends, since Gemini CLI outlives a hang-up.
+        self.pid = int(self._tmux("display-message", "-p", "-t", "agent", "#{pane_pid}").strip())
 
     def _tmux(self, *args: str) -> str:
         done = subprocess.run(
@@ -216,6 +251,7 @@ class Tmux:
             time.sleep(0.25)
 
     def close(self) -> None:
+        kill_group(self.pid)
         subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True, timeout=30)
 
 
