@@ -32,7 +32,7 @@
 # passes: commit it), the download caches of pip (~/.cache/pip), npm (~/.npm) and the VS Code
 # test (~/.cache/pi-snippets-vscode-e2e, about 860 MB), the device id VS Code keeps for its
 # telemetry (~/.cache/Microsoft/DeveloperTools, written by the VS Code test's code-server),
-# and, as root, Debian packages (emacs-nox and its elpa packages; chromium, libkrb5-dev,
+# and, as root, Debian packages (emacs-nox and its elpa packages, tmux; chromium, libkrb5-dev,
 # build-essential for the VS Code test). Temporary files (Neovim's log among them) go to one
 # folder under $TMPDIR, removed at the end.
 #
@@ -168,6 +168,10 @@ install_debian_packages() {
             || ! compgen -G "/usr/share/emacs/site-lisp/elpa/lsp-mode*" >/dev/null; then
             apt_get update -qq && apt_get install -y -qq emacs-nox \
                 elpa-eglot elpa-lsp-mode elpa-company elpa-markdown-mode elpa-yasnippet >/dev/null
+        fi
+        # tmux: the terminal UIs of the real agents (tests/agents).
+        if ! command -v tmux >/dev/null; then
+            apt_get update -qq && apt_get install -y -qq tmux >/dev/null
         fi
     fi
 }

@@ -75,6 +75,43 @@ def test_one_prompt_per_snippet_in_name_order_titled_by_its_marker() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("client", "required"),
+    [
+        pytest.param("gemini-cli-mcp-client", True, id="gemini-fills-only-required"),
+        pytest.param("claude-code", False, id="claude-code-refuses-a-missing-required"),
+        pytest.param("codex-mcp-client", False, id="codex"),
+        pytest.param("Visual Studio Code", False, id="vscode"),
+        pytest.param(None, False, id="no-initialize-yet"),
+        pytest.param("", False, id="empty-name"),
+        pytest.param("Gemini-CLI-MCP-Client", False, id="names-are-exact"),
+        pytest.param("gemini-cli-mcp-client-x", False, id="no-prefix-match"),
+    ],
+)
+def test_text_is_required_only_to_the_clients_that_fill_only_required(
+    client: str | None, required: bool
+) -> None:
+    """Gemini CLI puts the words after /review into a required argument only; Claude
+    Code refuses a prompt whose required argument got no word (docs/agents-mcp.md)."""
+    assert answers.text_required(client) is required
+    prompts = answers.list_prompts(CONFIG, client)["prompts"]
+    assert isinstance(prompts, list)
+    assert [p["arguments"] for p in prompts] == [
+        [
+            {
+                "name": "text",
+                "description": "text after the snippet; its %markers are expanded",
+                "required": required,
+            }
+        ]
+    ] * len(NAMES)
+    default = answers.list_prompts(CONFIG)["prompts"]
+    assert isinstance(default, list)
+    assert [{**p, "arguments": None} for p in prompts] == [
+        {**p, "arguments": None} for p in default
+    ]
+
+
 def test_a_description_is_the_one_line_preview() -> None:
     long = "word " * 40
     prompts = answers.list_prompts(config_of({"long": long}))["prompts"]
@@ -93,6 +130,12 @@ def test_no_snippets_no_prompts() -> None:
         pytest.param("review", None, REVIEW, id="value-exactly-crlf-and-tab-kept"),
         pytest.param("review", {}, REVIEW, id="no-text"),
         pytest.param("review", {"text": ""}, REVIEW, id="empty-text-is-no-text"),
+        pytest.param(
+            "review",
+            {"text": "then check %brief twice"},
+            REVIEW + "\n\nthen check Answer in three sentences at most. twice",
+            id="geminis-joined-words-whole",
+        ),
         pytest.param(
             "review",
             {"text": "then %brief"},

@@ -34,6 +34,9 @@ URI_TEMPLATE: Final = "snippet://{name}"
 TEMPLATE_ARGUMENT: Final = "name"
 TEXT_ARGUMENT: Final = "text"
 TEXT_ARGUMENT_DESCRIPTION: Final = "text after the snippet; its %markers are expanded"
+#: The ``clientInfo.name`` of the clients to which ``text`` is declared required
+#: (``text_required``): Gemini CLI's MCP client.
+TEXT_REQUIRED_CLIENTS: Final = frozenset({"gemini-cli-mcp-client"})
 MIME_TYPE: Final = "text/plain"
 #: The most values one ``completion/complete`` answer carries (MCP's own limit).
 MAX_COMPLETIONS: Final = 100
@@ -127,26 +130,44 @@ def check_cursor(cursor: str | None) -> None:
 # --------------------------------------------------------------------------- prompts
 
 
-def _prompt(snippet: Snippet) -> dict[str, object]:
+def text_required(client: str | None) -> bool:
+    """Whether ``text`` is declared required to the client named ``client`` (the
+    ``clientInfo.name`` of its ``initialize``).
+
+    The words typed after a slash command reach ``text`` only where it is declared as
+    the client fills it (docs/agents-mcp.md): Gemini CLI fills positional words into
+    *required* arguments only (one required argument gets them all, joined by single
+    spaces, and ``""`` when nothing was typed), so to it ``text`` is required. Claude
+    Code refuses to run a prompt whose required argument got no word, so to it, and to
+    every client not known to need otherwise, ``text`` stays optional and a snippet with
+    nothing typed after it still runs."""
+    return client in TEXT_REQUIRED_CLIENTS
+
+
+def _prompt(snippet: Snippet, required: bool = False) -> dict[str, object]:
     return {
         "name": snippet.name,
         "title": TRIGGER + snippet.name,
         "description": preview(snippet.value),
         "arguments": [
-            {"name": TEXT_ARGUMENT, "description": TEXT_ARGUMENT_DESCRIPTION, "required": False}
+            {"name": TEXT_ARGUMENT, "description": TEXT_ARGUMENT_DESCRIPTION, "required": required}
         ],
     }
 
 
-def list_prompts(config: Config) -> dict[str, object]:
-    """``prompts/list``: one prompt per snippet, in name order."""
-    return _safe({"prompts": [_prompt(snippet) for snippet in config.snippets]})
+def list_prompts(config: Config, client: str | None = None) -> dict[str, object]:
+    """``prompts/list``: one prompt per snippet, in name order, its ``text`` declared
+    as ``text_required(client)`` says for the session's client."""
+    required = text_required(client)
+    return _safe({"prompts": [_prompt(snippet, required) for snippet in config.snippets]})
 
 
 def prompt_text(value: str, text: str | None, snippets: Mapping[str, str]) -> str:
     """A prompt's message: the value exactly as configured, then, when ``text`` is
     given (and not empty), a blank line and ``text`` expanded by Pi's rules. The value is
-    never scanned for markers: it is the snippet the user chose, as Pi inserts it."""
+    never scanned for markers: it is the snippet the user chose, as Pi inserts it. An
+    empty ``text`` is nothing typed (what Gemini CLI sends for a required argument with
+    no word after the command), so it adds nothing."""
     if not text:
         return value
     return value + "\n\n" + expand(text, snippets).text
