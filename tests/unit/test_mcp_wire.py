@@ -328,3 +328,30 @@ def test_a_listen_filter_honors_what_was_asked() -> None:
         "promptsListChanged": True,
         "resourceSubscriptions": ["snippet://a"],
     }
+
+
+@pytest.mark.parametrize(
+    ("params", "modern", "handshake", "name"),
+    [
+        pytest.param({}, False, "gemini-cli-mcp-client", "gemini-cli-mcp-client", id="handshake"),
+        pytest.param({"_meta": {"x": 1}}, False, None, None, id="handshake-unnamed"),
+        pytest.param(
+            {"_meta": {**ENVELOPE, protocol.CLIENT_INFO_KEY: {"name": "claude-code"}}},
+            True,
+            "ignored",
+            "claude-code",
+            id="modern-meta",
+        ),
+        pytest.param({"_meta": ENVELOPE}, True, "ignored", None, id="modern-unnamed"),
+        pytest.param({"_meta": "x"}, True, None, None, id="modern-meta-not-an-object"),
+        pytest.param(
+            {"_meta": {protocol.CLIENT_INFO_KEY: {"name": 3}}}, True, None, None, id="not-text"
+        ),
+    ],
+)
+def test_the_client_name_comes_from_its_era(
+    params: dict[str, object], modern: bool, handshake: str | None, name: str | None
+) -> None:
+    """The name that decides how ``text`` is declared (``answers.text_required``):
+    the handshake's ``initialize``, or each 2026-07-28 request's ``_meta``."""
+    assert protocol.client_name(params, modern, handshake) == name

@@ -91,6 +91,11 @@ def _safe(value: dict[str, object]) -> dict[str, object]:
     return safe
 
 
+def log_params(level: str, text: str) -> dict[str, object]:
+    """A ``notifications/message``'s params: a load's problem, as the LSP server words it."""
+    return {"level": level, "logger": LOGGER, "data": wire_text(text)}
+
+
 # --------------------------------------------------------------------------- lookups
 
 

@@ -347,3 +347,15 @@ def listen_filter(params: Mapping[str, Any]) -> dict[str, object]:
     if wanted.get("resourceSubscriptions"):
         honored["resourceSubscriptions"] = list(wanted["resourceSubscriptions"])
     return honored
+
+
+def client_name(params: Mapping[str, Any], modern: bool, handshake: str | None) -> str | None:
+    """The name the client gave itself: ``handshake``, its ``initialize``'s
+    ``clientInfo.name`` (the handshake revisions), or this request's ``_meta``
+    (2026-07-28, where every request names its client)."""
+    if not modern:
+        return handshake
+    meta = params.get("_meta")
+    info = meta.get(CLIENT_INFO_KEY) if isinstance(meta, Mapping) else None
+    name = info.get("name") if isinstance(info, Mapping) else None
+    return name if isinstance(name, str) else None

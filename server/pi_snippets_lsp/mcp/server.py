@@ -92,11 +92,13 @@ SERVER_INFO: Final[dict[str, object]] = {
 #: The requests answered without the snippets (no wait for the first load).
 _NO_SNIPPETS: Final = frozenset({"ping", "server/discover", "logging/setLevel"})
 #: The lists a generation answers the same every time: built and encoded once.
-_LISTS: Final[dict[str, Callable[[Config], dict[str, object]]]] = {
+#: Each takes the generation and the client's name (``prompts/list`` declares ``text``
+#: as the client's slash commands fill it: ``answers.text_required``).
+_LISTS: Final[dict[str, Callable[[Config, str | None], dict[str, object]]]] = {
     "prompts/list": answers.list_prompts,
-    "resources/list": answers.list_resources,
-    "resources/templates/list": lambda _: answers.list_resource_templates(),
-    "tools/list": lambda _: answers.list_tools(),
+    "resources/list": lambda config, _: answers.list_resources(config),
+    "resources/templates/list": lambda _, __: answers.list_resource_templates(),
+    "tools/list": lambda _, __: answers.list_tools(),
 }
 
 
@@ -142,8 +144,10 @@ class McpSession:
         #: Requests this server sent (``roots/list``), by id.
         self.asked: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.next_id = 0
-        #: Encoded lists of the current generation: (method, modern) -> (generation, JSON).
-        self.lists: dict[tuple[str, bool], tuple[Config, bytes]] = {}
+        #: Encoded lists of the current generation, by (method, modern, text required).
+        self.lists: dict[tuple[str, bool, bool], tuple[Config, bytes]] = {}
+        #: The handshake's ``clientInfo.name`` (``protocol.client_name``).
+        self.client_name: str | None = None
         self.tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -357,7 +361,7 @@ class McpSession:
         id_: Id,
         method: str,
         params: Mapping[str, Any],
-        make: Callable[[Config], dict[str, object]],
+        make: Callable[[Config, str | None], dict[str, object]],
         modern: bool,
     ) -> bytes:
         """A list: one page, built and encoded once per generation (an agent lists
@@ -367,15 +371,18 @@ class McpSession:
         except answers.InvalidParams as exc:
             raise RpcError(exc.code, exc.message) from None
         config = self.config
-        cached = self.lists.get((method, modern))
+        client = protocol.client_name(params, modern, self.client_name)
+        key = (method, modern, answers.text_required(client))
+        cached = self.lists.get(key)
         if cached is None or cached[0] is not config:
-            result = protocol.shape_result(method, modern, make(config), SERVER_INFO)
+            result = protocol.shape_result(method, modern, make(config, client), SERVER_INFO)
             cached = (config, encode(result)[:-1])
-            self.lists[(method, modern)] = cached
+            self.lists[key] = cached
         return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(id_).encode(), cached[1])
 
     def _initialize(self, params: object) -> dict[str, object]:
         checked = protocol.check_params("initialize", params, False)
+        self.client_name = checked["clientInfo"]["name"]
         self.version = protocol.negotiate(checked["protocolVersion"])
         self.client_capabilities = checked["capabilities"]
         self.initialize_accepted = True
@@ -542,7 +549,7 @@ class McpSession:
         least = protocol.LEVELS.index(self.min_level)
         for level, text in pending:
             if protocol.LEVELS.index(level) >= least:
-                await self._notify("notifications/message", _log_params(level, text))
+                await self._notify("notifications/message", answers.log_params(level, text))
 
     async def _deliver_on_request(self, meta: object) -> None:
         """2026-07-28: what is pending rides this request's stream, when its ``_meta``
@@ -555,11 +562,7 @@ class McpSession:
             return
         self.pending = [p for p in self.pending if p not in deliver]
         for level, text in deliver:
-            await self._notify("notifications/message", _log_params(level, text))
-
-
-def _log_params(level: str, text: str) -> dict[str, object]:
-    return {"level": level, "logger": answers.LOGGER, "data": answers.wire_text(text)}
+            await self._notify("notifications/message", answers.log_params(level, text))
 
 
 async def _off_loop(make: Callable[[], dict[str, object]], size: int = 0) -> dict[str, object]:
