@@ -389,3 +389,73 @@ async def test_start_polls_the_files(user: Path) -> None:
         assert names(live.config()) == ["a", "b"]
     finally:
         live.close()
+
+
+# --------------------------------------------------------------------------- edges
+
+
+def test_a_holder_keeps_the_files_it_is_given_and_starts_open(user: Path) -> None:
+    files = SettingsFiles()
+    live = LiveSettings(lambda f: {}, lambda: [user], files=files)
+    assert live.files is files and live.closed is False
+    assert isinstance(LiveSettings(lambda f: {}, lambda: [user]).files, SettingsFiles)
+
+
+async def test_a_change_before_the_first_load_loads(user: Path) -> None:
+    live, heard = live_of(user)
+    assert live.watcher.changed()
+    await live.watcher.on_change()
+    assert names(live.config()) == ["a"] and len(heard.loads) == 1
+
+
+async def test_a_first_load_without_problems_is_no_news_even_as_a_retry(user: Path) -> None:
+    live, heard = live_of(user)
+    await live.reload(repeat=False)
+    assert heard.loads[-1].news is False
+
+
+async def test_a_plain_reload_tells_the_same_problems_again(user: Path) -> None:
+    write(user, {"snippets": {"Bad": "x"}})
+    live, heard = live_of(user)
+    await live.reload()
+    await live.reload()
+    assert [loaded.news for loaded in heard.loads] == [True, True]
+    assert heard.loads[-1].warning is not None
+
+
+def test_refresh_keeps_a_files_last_good_content(user: Path) -> None:
+    live, _ = live_of(user)
+    live.refresh()
+    user.write_text('{"piSimpleSnippets": {"snip', encoding="utf-8")
+    config = live.refresh()[ONLY]
+    assert names(config) == ["a"] and any("keeping its last valid" in w for w in config.warnings)
+
+
+def test_a_failed_refresh_is_logged(user: Path, caplog: pytest.LogCaptureFixture) -> None:
+    def broken(files: SettingsFiles) -> dict[str | None, Config]:
+        raise MemoryError("out of memory")
+
+    live = LiveSettings(broken, lambda: [user])
+    assert live.refresh() == {}
+    [record] = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert record.getMessage() == "loading the settings failed" and record.exc_info
+
+
+@pytest.mark.parametrize(
+    ("configs", "logged"),
+    [
+        pytest.param({}, "generation 1: 0 snippet(s), 0 warning(s)", id="no-folder"),
+        pytest.param(
+            {"/first": Config(warnings=("w",)), None: EMPTY_CONFIG},
+            "generation 1: 0 snippet(s), 1 warning(s)",
+            id="the-first-folder-counts",
+        ),
+    ],
+)
+async def test_the_log_counts_the_first_folder(
+    user: Path, caplog: pytest.LogCaptureFixture, configs: dict[str | None, Config], logged: str
+) -> None:
+    live = LiveSettings(lambda files: dict(configs), lambda: [user])
+    with caplog.at_level(logging.INFO, logger=live_module.__name__):
+        await live.reload()
+    assert caplog.messages == [logged]

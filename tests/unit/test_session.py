@@ -799,3 +799,45 @@ async def test_a_first_load_that_meets_a_save_is_settled(
     assert session.config_for(None).values == {"a": "A"}
     assert link.shown == []
     assert [notice["count"] for _, notice in link.notified] == [1]  # type: ignore[index]
+
+
+# --------------------------------------------------------------------------- the live generation
+
+
+def test_the_poller_skips_what_a_watching_client_watches(user_file: Path, tmp_path: Path) -> None:
+    """The session's live generation reads every settings file but polls only those the
+    client does not watch (``files_to_poll``)."""
+    folder = str(tmp_path / "repo")
+    session = make_session(user_file, FakeLink(), {"trustProjectSettings": True}, folders=[folder])
+    session.registered.watchers = True
+    assert session.settings_files() == [user_file, tmp_path / "repo" / ".pi" / "settings.json"]
+    assert session.watcher.files() == [user_file]
+
+
+async def test_an_edit_the_client_applied_is_read_before_it_is_saved(user_file: Path) -> None:
+    write(user_file, {"snippets": {"a": "A"}})
+    session = make_session(user_file, FakeLink())
+    await session.reload()
+    session.files.edited.put(user_file, json.dumps({"piSimpleSnippets": {"snippets": {"b": "B"}}}))
+    assert (await session.reload()).values == {"b": "B"}
+
+
+async def test_a_poll_interval_below_the_floor_is_raised_and_said(user_file: Path) -> None:
+    write(user_file, {"snippets": {"a": "A"}})
+    link = FakeLink()
+    session = make_session(user_file, link, {"pollInterval": 0.01})
+    assert session.watcher.interval == 0.25
+    [problem] = session.option_problems
+    assert "pollInterval" in problem
+    await session.reload()
+    assert link.shown == [("warning", f"pi-simple-snippets: {problem}")]
+
+
+async def test_an_ended_session_loads_nothing_and_says_so(user_file: Path) -> None:
+    write(user_file, {"snippets": {"a": "A"}})
+    session = make_session(user_file, FakeLink())
+    await session.reload()
+    assert session.shut_down is False
+    session.close()
+    assert session.shut_down is True
+    assert await session.reload() == Config() and session.generation == 1

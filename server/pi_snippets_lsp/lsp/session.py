@@ -21,7 +21,6 @@ from typing import Final, Literal, Protocol
 
 from pi_snippets_lsp.core import catalog
 from pi_snippets_lsp.core.config import (
-    EMPTY_CONFIG,
     MESSAGE_PREFIX,
     SETTINGS_KEY,
     Config,
@@ -127,7 +126,6 @@ class Session:
     pulled_namespace: object = None
     registered: _Registrations = field(default_factory=_Registrations)
     initialized: bool = False
-    shut_down: bool = False
 
     def __post_init__(self) -> None:
         self._registration_lock = asyncio.Lock()
@@ -192,6 +190,12 @@ class Session:
         return self.live.watcher
 
     @property
+    def shut_down(self) -> bool:
+        """Whether the session ended (``shutdown``, or the connection closed): its
+        generation is dropped, and nothing loads again."""
+        return self.live.closed
+
+    @property
     def generation(self) -> int:
         return self.live.number
 
@@ -200,7 +204,7 @@ class Session:
         return self.live.configs
 
     def folder_of(self, uri: str | None) -> str | None:
-        path = path_of_uri(uri) if uri else None
+        path = path_of_uri(uri or "")
         return folders.folder_for(self.folders, path, self.default_folder)
 
     def settings_files(self) -> list[Path]:
@@ -261,16 +265,13 @@ class Session:
         ]
         return [layer for layer in layers if layer is not None]
 
-    async def reload(self, pull: bool = True, settle: bool = False, repeat: bool = True) -> Config:
-        """Load a new generation for every folder (``LiveSettings.reload``: ``settle``
-        and ``repeat`` are its), pulling the client's settings first when ``pull`` and
-        the client can answer; the default folder's configuration then."""
-        if self.shut_down:
-            return EMPTY_CONFIG
+    async def reload(self, pull: bool = True, settle: bool = False) -> Config:
+        """Load a new generation for every folder (``LiveSettings.reload``; ``settle`` is
+        its), pulling the client's settings first when ``pull`` and the client can
+        answer; the default folder's configuration then (empty once the session
+        ended)."""
         pulling = pull and self.features.configuration
-        await self.live.reload(
-            settle=settle, repeat=repeat, prepare=self._pull_configuration if pulling else None
-        )
+        await self.live.reload(settle, prepare=self._pull_configuration if pulling else None)
         return self.config_for(None)
 
     def _load_all(self) -> dict[str | None, Config]:
@@ -360,19 +361,17 @@ class Session:
 
     async def files_changed_by_client(self) -> None:
         """``workspace/didChangeWatchedFiles``: reload (settling a save in progress)."""
-        await self.reload(pull=False, settle=True)
+        await self.live.reload(settle=True)
 
     # ------------------------------------------------------------------ shutdown
 
     def close(self) -> None:
         """The connection is gone: stop watching, drop the generations. Nothing is sent;
         nobody listens."""
-        self.shut_down = True
         self.live.close()
 
     def stop(self) -> None:
         """``shutdown``: unregister, stop watching, and clear the configuration."""
-        self.shut_down = True
         self.live.close()
         if self.registered.completion or self.registered.watchers:
             self.link.unregister_all(self.registered.completion, self.registered.watchers)

@@ -50,12 +50,13 @@ def folder_for(folders: Sequence[str], path: str | None, default: str | None) ->
     """The workspace folder holding ``path``: the deepest one; else ``default``.
 
     A document belongs to the innermost folder, as a project inside a monorepo has its
-    own ``.pi/settings.json``.
+    own ``.pi/settings.json``. Every folder holding ``path`` is a prefix of it, so of
+    any two the deeper one is the greater string.
     """
     if path is not None:
         holding = [f for f in folders if is_inside(path, f)]
         if holding:
-            return max(holding, key=len)
+            return max(holding)
     return default
 
 

