@@ -47,11 +47,11 @@ TIMEOUT_S = 300
 
 #: README's lines, exactly as printed there.
 PIPX_INSTALL = "pipx install pi-snippets-lsp"
-PIPX_INJECT_MCP = "pipx inject pi-snippets-lsp 'pi-snippets-lsp[mcp]'"
-UV_TOOL_INSTALL = "uv tool install 'pi-snippets-lsp[mcp]'"
+PIPX_INJECT_WS = "pipx inject pi-snippets-lsp 'pi-snippets-lsp[ws]'"
+UV_TOOL_INSTALL = "uv tool install pi-snippets-lsp"
 UVX_VERSION = "uvx pi-snippets-lsp --version"
 UVX_LSP = "uvx pi-snippets-lsp"
-UVX_MCP = "uvx --from 'pi-snippets-lsp[mcp]' pi-snippets-lsp mcp"
+UVX_MCP = "uvx pi-snippets-lsp mcp"
 
 
 def _configured_index() -> str:
@@ -336,19 +336,22 @@ def _site_packages(venv: Path) -> Path:
 # --------------------------------------------------------------------------- the lines
 
 
-def test_pipx_install_then_inject_the_mcp_extra(user: User) -> None:
+def test_pipx_install_serves_everything_and_takes_an_extra(user: User) -> None:
     user.run(PIPX_INSTALL)
     command = [str(user.pipx_bin / "pi-snippets-lsp")]
     check_version(user, command)
-    check_is_this_checkout(_site_packages(user.root / "pipx/venvs/pi-snippets-lsp"))
+    site = _site_packages(user.root / "pipx/venvs/pi-snippets-lsp")
+    check_is_this_checkout(site)
     check_lsp(user, command)
     check_expand(user, command)
-    # Adding the MCP extra to the pipx install (README's line; a pipx venv has no pip).
-    user.run(PIPX_INJECT_MCP)
-    check_mcp(user, [*command, "mcp"])
+    check_mcp(user, [*command, "mcp"])  # the MCP server needs no extra
+    # Adding an extra to the pipx install (README's line; a pipx venv has no pip).
+    assert not (site / "websockets").exists()
+    user.run(PIPX_INJECT_WS)
+    assert (site / "websockets").is_dir()
 
 
-def test_uv_tool_install_with_the_mcp_extra(user: User) -> None:
+def test_uv_tool_install(user: User) -> None:
     user.run(UV_TOOL_INSTALL)
     command = [str(user.uv_bin / "pi-snippets-lsp")]
     check_version(user, command)

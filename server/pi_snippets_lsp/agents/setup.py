@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
-import importlib.util
 import json
 import os
 import re
@@ -493,8 +492,6 @@ def run_setup(
         err(f"pi-snippets-lsp setup: cannot note what was added in {place.record_file}: {exc}")
     if not remove:
         out(NEXT[agent])
-        if importlib.util.find_spec("mcp") is None:
-            out("Note: the MCP server needs the mcp extra: pip install 'pi-snippets-lsp[mcp]'")
     return 0
 
 
