@@ -221,19 +221,25 @@ def test_a_handshake_with_two_host_or_origin_headers_is_a_clean_refusal(
 # --------------------------------------------------------------------------- after the token
 
 
+def storm_document(daemon: Daemon) -> tuple[str, str]:
+    """The user settings file's URI, and a text whose every diagnostic is long: 200
+    entries whose 2,000-character name the message quotes (a value that is no string)."""
+    uri = (daemon.home / "settings.json").as_uri()
+    snippets = {f"k{i}" + "x" * 2000: [1] for i in range(200)}
+    return uri, json.dumps({"piSimpleSnippets": {"snippets": snippets}})
+
+
 def test_a_notification_storm_from_a_client_that_never_reads_costs_the_bound(
     daemons: Callable[..., Daemon],
 ) -> None:
-    """``didChange`` to an open settings file, each answered by its diagnostics, from a
-    client that never reads: the daemon stops reading it once ``--max-unsent`` waits,
-    as for requests (the old daemon read on: 120 MiB over TCP)."""
+    """A one-character ``didChange`` to an open settings file, each answered by its
+    diagnostics (400 KB), from a client that never reads: the daemon stops reading it
+    once ``--max-unsent`` waits, as for requests (the old daemon read on: 120 MiB)."""
     daemon = daemons("--tcp", "--stuck-timeout", "600")
     hog = Raw.tcp(daemon)
     hog.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
     hog.handshake({})
-    uri = (daemon.home / "settings.json").as_uri()
-    snippets = {f"Bad Name {i} " + "x" * 300: "v" for i in range(200)}
-    text = json.dumps({"piSimpleSnippets": {"snippets": snippets}})
+    uri, text = storm_document(daemon)
     item = {"uri": uri, "languageId": "json", "version": 1, "text": text}
     hog.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
               "params": {"textDocument": item}})  # fmt: skip
@@ -242,6 +248,7 @@ def test_a_notification_storm_from_a_client_that_never_reads_costs_the_bound(
         published = hog.receive()
     assert published is not None and len(published["params"]["diagnostics"]) == 200
     before = rss(daemon.process.pid)
+    at_start = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
     change = b"".join(
         encode(
             {
@@ -249,16 +256,16 @@ def test_a_notification_storm_from_a_client_that_never_reads_costs_the_bound(
                 "method": "textDocument/didChange",
                 "params": {
                     "textDocument": {"uri": uri, "version": v},
-                    "contentChanges": [{"text": text}],
+                    "contentChanges": [{"range": at_start, "text": " "}],
                 },
             }
         )
-        for v in range(2, 602)
+        for v in range(2, 2002)
     )
     threads = flood([hog.sock], change)
     peak = before
     try:
-        for _ in range(60):  # ~6 s of storm
+        for _ in range(80):  # ~8 s of storm
             peak = max(peak, rss(daemon.process.pid))
             time.sleep(0.1)
         with client(daemon, "other") as other:
@@ -365,9 +372,14 @@ def test_a_second_daemon_on_the_same_token_file_refuses_to_start(
 def test_a_daemon_on_a_taken_port_writes_no_token(
     daemons: Callable[..., Daemon], tmp_path: Path
 ) -> None:
-    """The token is written once the port is bound: a daemon that cannot bind leaves no
-    token file (the old one wrote its token first, then removed it)."""
+    """A second daemon on the first one's port, with the same token file or its own: the
+    first one's token stays, and the second writes none (the old one wrote its token
+    before binding, over the first one's, then removed it at its end)."""
     first = daemons("--tcp")
+    token = first.token()
+    result = run_daemon(first.runtime, tmp_path, "--tcp", "--port", str(first.port))
+    assert result.returncode == 1
+    assert first.token() == token, "the first daemon's token is where it was"
     other = tmp_path / "other-token"
     result = run_daemon(
         first.runtime, tmp_path, "--tcp", "--port", str(first.port), "--token-file", str(other)
