@@ -313,3 +313,78 @@ def test_a_folder_others_may_write_to_without_the_sticky_bit_is_refused(
     with pytest.raises(SettingsWriteError, match=r"writable by other users \(mode 0777\)"):
         write_settings_file(open_folder / "settings.json", "{}")
     assert listing(open_folder) == []
+
+
+def test_only_our_leftovers_of_ended_processes_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kept: a name whose process part is no pid, and one of another user's process (it
+    cannot be told whether it runs: another user's pid answers EPERM)."""
+    path = tmp_path / "settings.json"
+    no_pid = tmp_path / ".settings.json.abc.0123abcd.tmp"
+    no_pid.write_text("{")
+    other = tmp_path / ".settings.json.4242.0123abcd.tmp"
+    other.write_text("{")
+
+    def kill(pid: int, signum: int) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(safe_write.os, "kill", kill)
+    safe_write.remove_stale_temporaries(path)
+    assert listing(tmp_path) == sorted([no_pid.name, other.name])
+
+
+def test_a_leftover_of_another_user_stays(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("making a file of another user needs root")
+    theirs = tmp_path / f".settings.json.{dead_pid()}.0123abcd.tmp"
+    theirs.write_text("{")
+    os.chown(theirs, NOBODY, NOBODY)
+    safe_write.remove_stale_temporaries(tmp_path / "settings.json")
+    assert listing(tmp_path) == [theirs.name]
+
+
+def test_a_folder_made_meanwhile_by_us_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another save of ours made the folder between our look and our mkdir: it is ours
+    and private, so the save goes on."""
+    real_mkdir = os.mkdir
+
+    def mkdir(path: object, mode: int = 0o777) -> None:
+        real_mkdir(path, 0o700)  # type: ignore[arg-type]
+        raise FileExistsError(errno.EEXIST, "File exists")
+
+    monkeypatch.setattr(safe_write.os, "mkdir", mkdir)
+    path = tmp_path / "new" / "settings.json"
+    write_settings_file(path, "{}")
+    assert path.read_text() == "{}"
+
+
+def test_a_folder_made_meanwhile_open_to_others_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_mkdir = os.mkdir
+
+    def mkdir(path: object, mode: int = 0o777) -> None:
+        real_mkdir(path, 0o700)  # type: ignore[arg-type]
+        os.chmod(path, 0o755)  # type: ignore[arg-type]
+        raise FileExistsError(errno.EEXIST, "File exists")
+
+    monkeypatch.setattr(safe_write.os, "mkdir", mkdir)
+    with pytest.raises(SettingsWriteError, match="appeared meanwhile and is not this user's"):
+        write_settings_file(tmp_path / "new" / "settings.json", "{}")
+
+
+def test_a_file_where_the_folder_should_be_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "plain").write_text("")
+    with pytest.raises(SettingsWriteError, match="is not a folder"):
+        write_settings_file(tmp_path / "plain" / "settings.json", "{}")
+
+
+def test_our_own_symbolic_link_on_the_way_is_followed(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    write_settings_file(tmp_path / "link" / "a" / "settings.json", "{}")
+    assert (real / "a" / "settings.json").read_text() == "{}"
