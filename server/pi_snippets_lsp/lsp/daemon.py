@@ -399,8 +399,7 @@ class Daemon:
         task.cancel()
         if connection is None or not connection.ended.done():
             self.throttled(
-                f"closing connections without a valid initialize within "
-                f"{self.limits.initialize_timeout:g}s",
+                f"no valid initialize within {self.limits.initialize_timeout:g}s; closing",
                 name,
             )
             if connection is not None:
