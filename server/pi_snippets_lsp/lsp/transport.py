@@ -119,6 +119,7 @@ class Channel:
         self._release_scheduled = False
         #: The stream ended while messages were held: it ends once they are handed on.
         self._eof = False
+        self._eof_at = 0.0
         #: Whether the answers waiting to be sent leave room for more (the daemon and
         #: stdio set it to their writer's ``max_unsent`` test).
         self.has_room: Callable[[], bool] = lambda: True
@@ -167,7 +168,7 @@ class Channel:
             throttled("closing connections that send a broken frame before initialize", problem)
             self.end(1)
         else:
-            throttled("skipping broken frames", f"{self.name}: {problem}")
+            throttled("a broken frame; skipping to the next message", f"{self.name}: {problem}")
 
     def receive(self, body: bytes) -> bool:
         """One message's body: checked, then handed to pygls's protocol. Whether it was a
@@ -214,7 +215,8 @@ class Channel:
             await asyncio.sleep(0)
         while len(self.in_flight) >= MAX_IN_FLIGHT and not self.ended.done():
             await asyncio.wait([*self.in_flight, self.ended], return_when=asyncio.FIRST_COMPLETED)
-        while self._held_full() and not self.ended.done():
+        # Without room, the caller's own wait for room (and its stuck test) comes first.
+        while self._held_full() and self.has_room() and not self.ended.done():
             await asyncio.sleep(_ROOM_POLL)
 
     def _track(self, msg_id: int | str) -> bool:
@@ -266,7 +268,13 @@ class Channel:
             if self._loading() or self.in_flight:
                 return  # called again when the load ends, or a request is answered
             if not self.has_room():
-                asyncio.get_running_loop().call_later(_ROOM_POLL, self._release_soon)
+                loop = asyncio.get_running_loop()
+                if self._eof and loop.time() - self._eof_at > self.limits.stuck_timeout:
+                    # The client has closed its input and does not read: it is gone.
+                    self._held.clear()
+                    self._held_bytes = 0
+                    break
+                loop.call_later(_ROOM_POLL, self._release_soon)
                 return
             message, size = self._held.popleft()
             self._held_bytes -= size
@@ -299,7 +307,10 @@ class Channel:
         """The client closed its side: the session ends (once the messages held back
         are handed on: ``shutdown`` and ``exit`` piped behind requests among them)."""
         if self._held and not self.ended.done():
-            self._eof = True
+            if not self._eof:
+                self._eof = True
+                self._eof_at = asyncio.get_running_loop().time()
+                self._release_soon()
             return
         if self.decoder.pending:
             log.error("%s: the stream ended inside a message", self.name)
@@ -454,8 +465,9 @@ async def _serve_stdio(flags: ServerFlags, stdin: IO[bytes], stdout: IO[bytes]) 
     async def pace() -> None:
         await connection.room_for_more()
         while writer.unsent > writer.max_unsent and not connection.ended.done():
-            if writer.given_up(fd):
-                log.error("the client closed its input and does not read; ending the session")
+            if writer.abandoned or writer.given_up(fd):
+                if not writer.abandoned:
+                    log.error("the client closed its input and does not read; ending the session")
                 writer.abandoned = True
                 connection.end_of_stream()
                 return
