@@ -344,3 +344,54 @@ def test_a_lock_removed_while_being_taken_is_taken_again(
         assert os.fstat(held).st_ino == lock.stat().st_ino
     finally:
         daemon_files.unlock_token_file(token, held)
+
+
+@pytest.mark.parametrize(
+    ("content", "shown"),
+    [
+        pytest.param(b"", "?", id="empty"),
+        pytest.param(b" 12\xff\n", "12\ufffd", id="not-text"),
+        pytest.param(b"7" * 40, "7" * 32, id="long"),
+    ],
+)
+def test_the_refusal_names_the_holder_as_its_lock_file_says(
+    tmp_path: Path, content: bytes, shown: str
+) -> None:
+    token = tmp_path / "token"
+    held = daemon_files.lock_token_file(token)
+    try:
+        daemon_files.lock_path(token).write_bytes(content)
+        with pytest.raises(UnsafeFolderError) as refused:
+            daemon_files.lock_token_file(token)
+        assert str(refused.value).startswith(f"another daemon (pid {shown}) uses")
+    finally:
+        daemon_files.unlock_token_file(token, held)
+
+
+def test_a_lock_whose_file_keeps_being_removed_is_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = tmp_path / "token"
+    lock = daemon_files.lock_path(token)
+    calls = []
+
+    def flock(fd: int, operation: int) -> None:
+        calls.append(fd)
+        lock.unlink()
+
+    monkeypatch.setattr(daemon_files.fcntl, "flock", flock)
+    with pytest.raises(UnsafeFolderError) as refused:
+        daemon_files.lock_token_file(token)
+    assert str(refused.value) == f"cannot lock {lock}: it keeps being replaced"
+    assert len(calls) == daemon_files.LOCK_ATTEMPTS == 8
+    for fd in calls:  # every try's descriptor was closed
+        with pytest.raises(OSError):
+            os.fstat(fd)
+
+
+def test_unlocking_after_the_lock_file_is_gone_or_the_descriptor_closed(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    held = daemon_files.lock_token_file(token)
+    daemon_files.lock_path(token).unlink()
+    daemon_files.unlock_token_file(token, held)  # no file: nothing to remove
+    daemon_files.unlock_token_file(token, held)  # closed already: nothing to close

@@ -40,6 +40,10 @@ TOKEN_NAME: Final = "token"
 TOKEN_BYTES: Final = 32
 #: The longest token file a client reads.
 MAX_TOKEN_FILE: Final = 4096
+#: How a token file's lock file is opened: created 0600, never through a symbolic link.
+_LOCK: Final = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
+#: Tries at a lock whose file its holder removes meanwhile (each time: it is ending).
+LOCK_ATTEMPTS: Final = 8
 #: How a token file is opened: never through a symbolic link, never waiting on a FIFO.
 _READ_TOKEN: Final = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
@@ -162,13 +166,13 @@ def lock_token_file(token_file: Path) -> int:
     that was removed meanwhile (by the daemon that held it, ending) is taken again.
     """
     path = lock_path(token_file)
-    for _ in range(8):
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    for _ in range(LOCK_ATTEMPTS):
+        fd = os.open(path, _LOCK, 0o600)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
+                holder = os.read(fd, 32).strip().decode(errors="replace") or "?"
                 raise UnsafeFolderError(
                     f"another daemon (pid {holder}) uses the token file {token_file}: stop "
                     "it, or give this one a token file of its own with --token-file FILE"
@@ -183,8 +187,9 @@ def lock_token_file(token_file: Path) -> int:
                     raise UnsafeFolderError(
                         f"refusing to use {path}: it is not the user's own file"
                     )
-                os.ftruncate(fd, 0)
-                os.write(fd, f"{os.getpid()}\n".encode())
+                mine = f"{os.getpid()}\n".encode()
+                os.write(fd, mine)
+                os.ftruncate(fd, len(mine))
                 return fd
         except BaseException:
             os.close(fd)
