@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -225,11 +226,18 @@ def test_the_next_write_removes_what_a_crashed_write_left(tmp_path: Path) -> Non
     path = tmp_path / "settings.json"
     crashed = tmp_path / f".settings.json.{dead_pid()}.0123abcd.tmp"
     crashed.write_text('{"half')
-    live = tmp_path / f".settings.json.{os.getppid()}.0123abcd.tmp"
-    live.write_text("{")
-    other = tmp_path / ".other.json.1.0123abcd.tmp"
-    other.write_text("{")
-    write_settings_file(path, "{}")
+    # A live process of our own (a look at whether a pid runs must never signal it: a
+    # mutant that sends a real signal hits this child only).
+    with subprocess.Popen(["sleep", "60"]) as sleeper:
+        try:
+            live = tmp_path / f".settings.json.{sleeper.pid}.0123abcd.tmp"
+            live.write_text("{")
+            other = tmp_path / ".other.json.1.0123abcd.tmp"
+            other.write_text("{")
+            write_settings_file(path, "{}")
+            assert sleeper.poll() is None
+        finally:
+            sleeper.kill()
     assert listing(tmp_path) == sorted([live.name, other.name, "settings.json"])
 
 
