@@ -13,6 +13,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent.parent / "scripts" / "bench" / "daemon.py"
 MEASURES = {
+    "attacks",
     "never_reading_tcp",
     "never_reading_ws",
     "long_lines",

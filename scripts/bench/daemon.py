@@ -16,7 +16,11 @@ a 4 MB document and another session's latency meanwhile. The other measures:
 - in-process CPU time of semantic tokens on one long line at 1, 4 and 16 MB, and of hover
   at the end of a 16 MB line (the cost of one pass of encoding the line beside it);
 - seconds from SIGTERM to the end of a stdio server whose stdout is full, and of a
-  daemon busy with semantic tokens of a 16 MB document (the design says 2 at most).
+  daemon busy with semantic tokens of a 16 MB document (the design says 2 at most);
+- ``attacks`` (issue 36): for each attack on a ``--tcp`` (``--ws``) daemon, its RSS growth
+  over idle while the attack runs, another session's ``snippets/expand`` p99 then against
+  its idle p99 (the targets: 64 MiB, 10x), and how many new sessions with the token open
+  meanwhile (the WebSocket attack: RSS only).
 
 Every input is generated here; nothing touches the network; servers listen on loopback.
 Nothing here asserts a time: the tests judge behavior (tests/lsp/test_daemon_limits.py,
@@ -30,7 +34,9 @@ under its id, a measure's figures under its name.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -71,6 +77,7 @@ def rss(pid: int) -> int:
 
 class Daemon:
     def __init__(self, flag: str, home: Path, *args: str) -> None:
+        self.home = home
         runtime = home / "run"
         runtime.mkdir(mode=0o700, exist_ok=True)
         self.token_file = runtime / "pi-snippets-lsp" / "token"
@@ -134,8 +141,8 @@ class Raw:
         self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
 
 
-def big_settings(home: Path) -> None:
-    snippets = {f"s{i}": f"{i} " + "x" * 4096 for i in range(128)}
+def big_settings(home: Path, count: int = 128) -> None:
+    snippets = {f"s{i}": f"{i} " + "x" * 4096 for i in range(count)}
     (home / "settings.json").write_text(json.dumps({"piSimpleSnippets": {"snippets": snippets}}))
 
 
@@ -345,7 +352,287 @@ def sigterm_busy_daemon(quick: bool) -> dict[str, Any]:
         }
 
 
+# --------------------------------------------------------------------------- attacks
+
+
+def expand_latencies(session: Raw, seconds: float, first_id: int) -> list[float]:
+    """Seconds of each ``snippets/expand`` of ``session``, one after another."""
+    samples = []
+    deadline = time.monotonic() + seconds
+    msg_id = first_id
+    while time.monotonic() < deadline:
+        started = time.perf_counter()
+        session.send({"jsonrpc": "2.0", "id": msg_id, "method": "snippets/expand",
+                      "params": {"text": "%a"}})  # fmt: skip
+        session.response(msg_id)
+        samples.append(time.perf_counter() - started)
+        msg_id += 1
+    return samples
+
+
+def p99_ms(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 2)
+
+
+def keep_sending(port: int, data: bytes, stop: threading.Event) -> None:
+    """Connect, send ``data`` without reading, again each time the daemon closes us (a
+    tenth of a second later: the attack is so many connections at once, not a flood of
+    connects)."""
+    while not stop.wait(0.1):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
+                sock.settimeout(0.5)
+                view = memoryview(data)
+                while view and not stop.is_set():
+                    try:
+                        view = view[sock.send(view) :]
+                    except TimeoutError:
+                        continue
+                while not stop.is_set():  # hold on, never read, until closed
+                    try:
+                        if not sock.recv(1, socket.MSG_PEEK):
+                            break
+                        sock.recv(1 << 16)  # what the daemon answers is dropped unread
+                    except TimeoutError:
+                        continue
+        except OSError:
+            time.sleep(0.01)
+
+
+def attack_pre_init_requests(daemon: Daemon, stop: threading.Event, quick: bool) -> None:
+    request = {"jsonrpc": "2.0", "id": "i" * 20_000, "method": "m" * 20_000}
+    data = encode(request) * (100 if quick else 500)
+    for _ in range(4):
+        threading.Thread(target=keep_sending, args=(daemon.port, data, stop), daemon=True).start()
+
+
+def attack_partial_bodies(daemon: Daemon, stop: threading.Event, quick: bool) -> None:
+    data = b"Content-Length: 60000000\r\n\r\n" + b"x" * (4 if quick else 60) * MIB
+    for _ in range(16):
+        threading.Thread(target=keep_sending, args=(daemon.port, data, stop), daemon=True).start()
+
+
+def attack_large_body(daemon: Daemon, stop: threading.Event, quick: bool) -> None:
+    size = (8 if quick else 60) * MB
+    data = encode({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": "x" * size})
+    threading.Thread(target=keep_sending, args=(daemon.port, data, stop), daemon=True).start()
+
+
+def attack_header_garbage(daemon: Daemon, stop: threading.Event, quick: bool) -> None:
+    data = b"Content-Length: 5\r\n" * (640 * 1024 // 19)
+    for _ in range(4):
+        threading.Thread(target=keep_sending, args=(daemon.port, data, stop), daemon=True).start()
+
+
+def attack_slots(daemon: Daemon, stop: threading.Event, quick: bool) -> None:
+    for _ in range(64):
+        threading.Thread(target=keep_sending, args=(daemon.port, b"", stop), daemon=True).start()
+
+
+def attack_ws_double_host(daemon: Daemon, stop: threading.Event, quick: bool) -> None:
+    def loop() -> None:
+        host = f"Host: 127.0.0.1:{daemon.port}\r\n".encode()
+        request = (
+            b"GET / HTTP/1.1\r\n" + host + host + b"Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        while not stop.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", daemon.port), timeout=2) as sock:
+                    sock.sendall(request)
+                    sock.recv(4096)
+            except OSError:
+                time.sleep(0.01)
+
+    for _ in range(2):
+        threading.Thread(target=loop, daemon=True).start()
+
+
+def settings_with_problems(count: int, key_size: int = 0) -> str:
+    snippets = {f"Bad Name {i} " + "x" * key_size: "v" for i in range(count)}
+    return json.dumps({"piSimpleSnippets": {"snippets": snippets}})
+
+
+def never_read(daemon: Daemon, data: bytes, stop: threading.Event, opening: list[bytes]) -> None:
+    """A client with the token that sends ``opening`` then ``data`` and never reads."""
+    hog = Raw(daemon)
+    hog.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    hog.handshake({})
+    for message in opening:
+        hog.sock.sendall(message)
+    hog.sock.settimeout(0.5)
+    view = memoryview(data)
+    while view and not stop.is_set():
+        try:
+            view = view[hog.sock.send(view) :]
+        except TimeoutError:
+            continue
+        except OSError:
+            return
+    stop.wait()
+    hog.sock.close()
+
+
+def attack_didchange_storm(daemon: Daemon, stop: threading.Event, quick: bool) -> None:
+    uri = (daemon.home / "settings.json").as_uri()
+    text = settings_with_problems(200, 300)
+    item = {"uri": uri, "languageId": "json", "version": 1, "text": text}
+    opening = [encode({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                       "params": {"textDocument": item}})]  # fmt: skip
+    data = b"".join(
+        encode(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": uri, "version": v},
+                    "contentChanges": [{"text": text}],
+                },
+            }
+        )
+        for v in range(2, 202 if quick else 602)
+    )
+    threading.Thread(target=never_read, args=(daemon, data, stop, opening), daemon=True).start()
+
+
+def attack_early_requests(daemon: Daemon, stop: threading.Event, quick: bool) -> None:
+    def run() -> None:
+        hog = Raw(daemon)
+        hog.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+        options = {"token": hog.token, "pollInterval": 0}
+        params = {"capabilities": {}, "initializationOptions": options}
+        data = (
+            encode({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+            + encode({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            + list_requests(64)
+        )
+        with contextlib.suppress(OSError):
+            hog.sock.sendall(data)
+        stop.wait()
+        hog.sock.close()
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def attack_large_settings_document(daemon: Daemon, stop: threading.Event, quick: bool) -> None:
+    uri = (daemon.home / "settings.json").as_uri()
+    text = settings_with_problems(2_000 if quick else 12_000)  # 395 KiB in the full run
+
+    def run() -> None:
+        with contextlib.suppress(OSError):  # the daemon stops at the end of the measure
+            keep_opening(Raw(daemon))
+
+    def keep_opening(hog: Raw) -> None:
+        hog.handshake({})
+        version = 1
+        while not stop.is_set():
+            item = {"uri": uri, "languageId": "json", "version": version, "text": text}
+            hog.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                      "params": {"textDocument": item}})  # fmt: skip
+            hog.send({"jsonrpc": "2.0", "id": version, "method": "snippets/expand",
+                      "params": {"text": "x"}})  # fmt: skip
+            hog.response(version)
+            hog.send({"jsonrpc": "2.0", "method": "textDocument/didClose",
+                      "params": {"textDocument": {"uri": uri}}})  # fmt: skip
+            version += 1
+        hog.sock.close()
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+ATTACKS: dict[str, tuple[str, Callable[[Daemon, threading.Event, bool], None]]] = {
+    "1_pre_init_requests_never_read": ("--tcp", attack_pre_init_requests),
+    "2_partial_bodies_x16": ("--tcp", attack_partial_bodies),
+    "3_large_body_before_token": ("--tcp", attack_large_body),
+    "4_header_garbage_x4": ("--tcp", attack_header_garbage),
+    "5_strangers_in_every_slot": ("--tcp", attack_slots),
+    "6_ws_two_host_headers": ("--ws", attack_ws_double_host),
+    "7_didchange_storm_never_read": ("--tcp", attack_didchange_storm),
+    "8_large_settings_document": ("--tcp", attack_large_settings_document),
+    "9_early_requests_never_read": ("--tcp", attack_early_requests),
+}
+
+
+def attacks(quick: bool) -> dict[str, Any]:
+    """Issue 36's attacks, one daemon each: its RSS growth over idle while the attack
+    runs, and another session's ``snippets/expand`` p99 then against idle (the target:
+    within 64 MiB and 10x). ``owner_sessions``: new sessions with the token opened while
+    the attack runs, of those tried."""
+    results: dict[str, Any] = {}
+    seconds = 1.5 if quick else 5.0
+    for name, (flag, attack) in ATTACKS.items():
+        if flag == "--ws" and importlib.util.find_spec("websockets") is None:
+            results[name] = {"skipped": "websockets is not installed"}
+            continue
+        with tempfile.TemporaryDirectory() as folder:
+            home = Path(folder)
+            if name.startswith("9_"):
+                big_settings(home, 512)
+            daemon = Daemon(flag, home)
+            try:
+                results[name] = run_attack(daemon, flag, attack, seconds, quick)
+            finally:
+                daemon.stop()
+    return results
+
+
+def run_attack(
+    daemon: Daemon,
+    flag: str,
+    attack: Callable[[Daemon, threading.Event, bool], None],
+    seconds: float,
+    quick: bool,
+) -> dict[str, Any]:
+    other = None if flag == "--ws" else Raw(daemon)
+    if other is not None:
+        other.handshake({"a": "A"})
+    idle_samples = expand_latencies(other, seconds / 2, 1000) if other else []
+    idle = rss(daemon.process.pid)
+    stop = threading.Event()
+    attack(daemon, stop, quick)
+    peak = [idle]
+    sampling = threading.Event()
+
+    def sample() -> None:
+        while not sampling.is_set():
+            peak[0] = max(peak[0], rss(daemon.process.pid))
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    time.sleep(0.5)  # the attack under way
+    busy_samples = expand_latencies(other, seconds, 100_000) if other else []
+    opened = 0
+    for _ in range(5 if other else 0):
+        try:
+            owner = Raw(daemon)
+            owner.handshake({"a": "A"})
+            owner.sock.close()
+            opened += 1
+        except (OSError, ConnectionError):
+            pass
+    if not other:
+        time.sleep(seconds)
+    sampling.set()
+    sampler.join()
+    stop.set()
+    result: dict[str, Any] = {
+        "rss_idle_mib": round(idle / MIB, 1),
+        "rss_growth_mib": round((peak[0] - idle) / MIB, 1),
+    }
+    if other:
+        result.update(
+            owner_sessions=f"{opened}/5",
+            idle_p99_ms=p99_ms(idle_samples),
+            p99_ms=p99_ms(busy_samples),
+            p99_ratio=round(p99_ms(busy_samples) / max(p99_ms(idle_samples), 0.01), 1),
+        )
+    return result
+
+
 MEASURES: dict[str, Callable[[bool], dict[str, Any]]] = {
+    "attacks": attacks,
     "never_reading_tcp": never_reading_tcp,
     "never_reading_ws": never_reading_ws,
     "long_lines": long_lines,

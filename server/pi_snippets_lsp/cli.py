@@ -103,6 +103,14 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
         help=f"the largest message body; a bigger one is refused (default {d.max_body // MIB} MiB)",
     )
     group.add_argument(
+        "--max-initialize-size",
+        type=_positive(int),
+        default=d.max_initialize_size,
+        metavar="BYTES",
+        help="daemon with a token: the largest message before a valid initialize "
+        f"(default {d.max_initialize_size // 1024} KiB)",
+    )
+    group.add_argument(
         "--max-folders",
         type=_positive(int),
         default=d.max_folders,
@@ -523,6 +531,7 @@ def run_lsp(args: argparse.Namespace) -> int:
             max_connections=args.max_connections,
             initialize_timeout=args.initialize_timeout,
             max_body=args.max_message_size,
+            max_initialize_size=args.max_initialize_size,
             max_folders=args.max_folders,
             min_poll_interval=args.min_poll_interval,
             max_unsent=args.max_unsent,

@@ -37,14 +37,21 @@ class Daemon:
     is read from its ``listening on`` line."""
 
     def __init__(
-        self, home: Path, flag: str, *args: str, env: dict[str, str] | None = None
+        self,
+        home: Path,
+        flag: str,
+        *args: str,
+        env: dict[str, str] | None = None,
+        runtime: Path | None = None,
     ) -> None:
         self.home = home
         # A short path of its own: a socket's path must fit in 108 bytes, and a test's
-        # tmp_path under a parallel run's folders may not leave room for it.
-        self.runtime = Path(tempfile.mkdtemp(prefix="pi-run-"))
+        # tmp_path under a parallel run's folders may not leave room for it. (Another
+        # daemon's, to try two daemons of one user.)
+        self.runtime = runtime or Path(tempfile.mkdtemp(prefix="pi-run-"))
         os.chmod(self.runtime, 0o700)
-        port = ["--port", "0"] if flag in ("--tcp", "--ws") else []
+        given_port = "--port" in args
+        port = ["--port", "0"] if flag in ("--tcp", "--ws") and not given_port else []
         self.process = subprocess.Popen(
             [*SERVER, flag, *port, *args],
             stdin=subprocess.DEVNULL,
@@ -117,10 +124,15 @@ class Daemon:
 def daemons(tmp_path: Path) -> Iterator[Callable[..., Daemon]]:
     started: list[Daemon] = []
 
-    def start(flag: str = "--tcp", *args: str, env: dict[str, str] | None = None) -> Daemon:
+    def start(
+        flag: str = "--tcp",
+        *args: str,
+        env: dict[str, str] | None = None,
+        runtime: Path | None = None,
+    ) -> Daemon:
         home = tmp_path / f"daemon{len(started)}"
         home.mkdir()
-        daemon = Daemon(home, flag, *args, env=env)
+        daemon = Daemon(home, flag, *args, env=env, runtime=runtime)
         started.append(daemon)
         return daemon
 

@@ -247,6 +247,8 @@ def test_requests_before_the_token_reach_no_handler(daemons: Callable[..., Daemo
     raw.send(LIST)
     answer = raw.response(2)
     assert answer["error"]["code"] == -32002
+    assert raw.receive() is None, "a stranger's first error ends its connection"
+    raw = Raw.tcp(daemon)
     raw.handshake({"a": "A"})
     assert raw.expand(3, "%a")["result"]["text"] == "A"
 

@@ -250,3 +250,148 @@ def test_removing_the_token_file_never_fails(tmp_path: Path) -> None:
     os.chmod(others, 0o644)  # not ours to trust, so not ours to remove
     remove_if_holding(others, "ours")
     assert others.read_text() == "ours"
+
+
+# --------------------------------------------------------------------------- the token's lock
+
+
+def test_a_token_file_is_locked_by_one_daemon_at_a_time(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    held = daemon_files.lock_token_file(token)
+    try:
+        lock = daemon_files.lock_path(token)
+        assert lock == tmp_path / ".token.lock"
+        assert stat.S_IMODE(lock.stat().st_mode) == 0o600
+        assert lock.read_text() == f"{os.getpid()}\n"
+        with pytest.raises(UnsafeFolderError) as refused:
+            daemon_files.lock_token_file(token)
+        assert str(refused.value) == (
+            f"another daemon (pid {os.getpid()}) uses the token file {token}: stop it, or "
+            "give this one a token file of its own with --token-file FILE"
+        )
+    finally:
+        daemon_files.unlock_token_file(token, held)
+    assert not daemon_files.lock_path(token).exists()
+    again = daemon_files.lock_token_file(token)  # free again
+    daemon_files.unlock_token_file(token, again)
+
+
+def test_a_lock_left_by_a_daemon_that_died_is_taken(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    daemon_files.lock_path(token).write_text("99999999\nold\n")
+    held = daemon_files.lock_token_file(token)
+    try:
+        assert daemon_files.lock_path(token).read_text() == f"{os.getpid()}\n"
+    finally:
+        daemon_files.unlock_token_file(token, held)
+
+
+def test_the_lock_is_never_taken_through_a_symbolic_link(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("")
+    daemon_files.lock_path(token).symlink_to(elsewhere)
+    with pytest.raises(OSError) as refused:
+        daemon_files.lock_token_file(token)
+    assert refused.value.errno == errno.ELOOP
+
+
+def test_a_lock_file_of_another_user_is_refused(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("making a file of another user needs root")
+    token = tmp_path / "token"
+    lock = daemon_files.lock_path(token)
+    lock.write_text("")
+    os.chown(lock, 65534, 65534)
+    with pytest.raises(UnsafeFolderError, match="it is not the user's own file"):
+        daemon_files.lock_token_file(token)
+
+
+def test_unlocking_removes_only_our_own_lock_file(tmp_path: Path) -> None:
+    """A lock file that is no longer the one we hold (removed and made again by another
+    daemon) stays; ours goes."""
+    token = tmp_path / "token"
+    held = daemon_files.lock_token_file(token)
+    lock = daemon_files.lock_path(token)
+    lock.unlink()
+    lock.write_text("another daemon's\n")
+    daemon_files.unlock_token_file(token, held)
+    assert lock.read_text() == "another daemon's\n"
+    with pytest.raises(OSError):
+        os.fstat(held)  # let go of
+
+
+def test_a_lock_removed_while_being_taken_is_taken_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon that held the lock removed its file between our open and our flock:
+    the lock we got is on a file nobody else will open; the lock is taken on a new one."""
+    token = tmp_path / "token"
+    lock = daemon_files.lock_path(token)
+    real_flock = daemon_files.fcntl.flock
+    calls = []
+
+    def flock(fd: int, operation: int) -> None:
+        if not calls:
+            lock.unlink()  # the holder's end, at the worst moment
+        calls.append(fd)
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(daemon_files.fcntl, "flock", flock)
+    held = daemon_files.lock_token_file(token)
+    try:
+        assert len(calls) == 2
+        assert os.fstat(held).st_ino == lock.stat().st_ino
+    finally:
+        daemon_files.unlock_token_file(token, held)
+
+
+@pytest.mark.parametrize(
+    ("content", "shown"),
+    [
+        pytest.param(b"", "?", id="empty"),
+        pytest.param(b" 12\xff\n", "12\ufffd", id="not-text"),
+        pytest.param(b"7" * 40, "7" * 32, id="long"),
+    ],
+)
+def test_the_refusal_names_the_holder_as_its_lock_file_says(
+    tmp_path: Path, content: bytes, shown: str
+) -> None:
+    token = tmp_path / "token"
+    held = daemon_files.lock_token_file(token)
+    try:
+        daemon_files.lock_path(token).write_bytes(content)
+        with pytest.raises(UnsafeFolderError) as refused:
+            daemon_files.lock_token_file(token)
+        assert str(refused.value).startswith(f"another daemon (pid {shown}) uses")
+    finally:
+        daemon_files.unlock_token_file(token, held)
+
+
+def test_a_lock_whose_file_keeps_being_removed_is_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = tmp_path / "token"
+    lock = daemon_files.lock_path(token)
+    calls = []
+
+    def flock(fd: int, operation: int) -> None:
+        calls.append(fd)
+        lock.unlink()
+
+    monkeypatch.setattr(daemon_files.fcntl, "flock", flock)
+    with pytest.raises(UnsafeFolderError) as refused:
+        daemon_files.lock_token_file(token)
+    assert str(refused.value) == f"cannot lock {lock}: it keeps being replaced"
+    assert len(calls) == daemon_files.LOCK_ATTEMPTS == 8
+    for fd in calls:  # every try's descriptor was closed
+        with pytest.raises(OSError):
+            os.fstat(fd)
+
+
+def test_unlocking_after_the_lock_file_is_gone_or_the_descriptor_closed(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    held = daemon_files.lock_token_file(token)
+    daemon_files.lock_path(token).unlink()
+    daemon_files.unlock_token_file(token, held)  # no file: nothing to remove
+    daemon_files.unlock_token_file(token, held)  # closed already: nothing to close

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pi_snippets_lsp.wire import framing
 from pi_snippets_lsp.wire.errors import INVALID_REQUEST, PARSE_ERROR
 from pi_snippets_lsp.wire.framing import (
     MAX_HEADER,
@@ -483,3 +485,48 @@ def test_a_stream_with_read1_is_read_in_chunks() -> None:
     """A buffered stream is read with ``read1``, what is available at once (one call
     for a whole message, not one per byte); ``read`` is never called."""
     assert MessageReader(Pipe(encode({"a": 1}) + encode({"b": 2}), chunks=True)).read() == {"a": 1}
+
+
+def test_a_valid_header_after_a_bad_line_of_the_same_block_is_found() -> None:
+    out = decode(b"Content-Length: x\r\n" + encode({"a": 1}))
+    assert out == [Problem("invalid Content-Length 'x'"), b'{"a":1}']
+
+
+def _work(data: bytes) -> tuple[int, int]:
+    """Bytes the decoder's searches look at while decoding ``data`` fed in 64 KiB reads
+    (counted through a buffer that records every slice and search), and its problems."""
+    decoder = FrameDecoder()
+    looked = 0
+    problems = 0
+    original = framing._BLANK_LINE
+
+    class Counting:
+        def search(self, buffer: bytearray, pos: int = 0, endpos: int | None = None) -> Any:
+            nonlocal looked
+            end = len(buffer) if endpos is None else min(endpos, len(buffer))
+            found = original.search(buffer, pos, end)
+            looked += max(0, (end if found is None else found.end()) - pos)
+            return found
+
+    framing._BLANK_LINE = Counting()  # type: ignore[assignment]
+    try:
+        for start in range(0, len(data), 65536):
+            decoder.feed(data[start : start + 65536])
+            problems += sum(isinstance(item, Problem) for item in decoder.frames())
+    finally:
+        framing._BLANK_LINE = original
+    return looked, problems
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"Content-Length: 5\r\n", b"Content-Length:", b"x: y\r\n", b"\r\nContent-Length: x\r\n"],
+)
+def test_recovery_from_garbage_is_linear_in_its_size(line: bytes) -> None:
+    """Header garbage costs the decoder work in proportion to its size: the search for
+    the empty line that ends a block never looks again at bytes it has searched (the old
+    decoder searched the whole buffer again after each byte it dropped: quadratic)."""
+    small = _work(line * (16_384 // len(line)))
+    large = _work(line * (262_144 // len(line)))
+    assert large[0] <= 20 * max(small[0], 1) + 65536, (small, large)
+    assert large[0] <= 4 * 262_144

@@ -15,6 +15,7 @@ def test_the_stated_defaults() -> None:
     limits = Limits()
     assert (limits.max_connections, limits.initialize_timeout, limits.max_folders) == (64, 10, 256)
     assert limits.max_body == 64 * 1024 * 1024
+    assert limits.max_initialize_size == 64 * 1024
     assert limits.max_unsent == 8 * 1024 * 1024
     assert (limits.min_poll_interval, limits.stuck_timeout) == (0.25, 30)
 

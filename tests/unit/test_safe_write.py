@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,7 @@ def test_a_new_file_is_written_whole(tmp_path: Path) -> None:
     write_settings_file(path, "中文 {}\r\n")
     assert path.read_bytes() == "中文 {}\r\n".encode()
     assert listing(path.parent) == ["settings.json"]
-    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~_umask()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
 def test_a_full_disk_leaves_no_file_and_no_temporary(
@@ -128,12 +129,12 @@ def test_replacing_a_file_that_does_not_exist_creates_it(tmp_path: Path) -> None
     path = tmp_path / "settings.json"
     write_settings_file(path, "{}", replace=True)
     assert path.read_text() == "{}"
-    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~_umask()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert listing(tmp_path) == ["settings.json"]
 
 
 def test_a_long_file_name_is_written(tmp_path: Path) -> None:
-    # 230 characters: the temporary file's name (19 more) still fits the usual 255.
+    # 230 characters: the temporary file's name (26 more with a 7-digit pid) fits in 255.
     path = tmp_path / ("s" * 225 + ".json")
     write_settings_file(path, "{}")
     assert path.read_text() == "{}"
@@ -165,7 +166,7 @@ def test_without_hard_links_a_new_file_is_written_whole(
     path = tmp_path / "settings.json"
     write_settings_file(path, "中文 {}")
     assert path.read_text() == "中文 {}"
-    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~_umask()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert listing(tmp_path) == ["settings.json"]
 
 
@@ -206,8 +207,192 @@ def test_the_disks_error_is_the_one_reported_when_nothing_can_be_removed(
         write_settings_file(tmp_path / "settings.json", "{}")
 
 
-def _umask() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("Umask:"):
-            return int(line.split()[1], 8)
-    return 0o022
+NOBODY = 65534
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return pid
+
+
+def test_the_next_write_removes_what_a_crashed_write_left(tmp_path: Path) -> None:
+    """A write killed by SIGKILL cannot remove its temporary file; the next write to the
+    folder removes those of processes that have ended, and leaves those of a live one
+    (another save under way) and other files alone."""
+    path = tmp_path / "settings.json"
+    crashed = tmp_path / f".settings.json.{dead_pid()}.0123abcd.tmp"
+    crashed.write_text('{"half')
+    # A live process of our own (a look at whether a pid runs must never signal it: a
+    # mutant that sends a real signal hits this child only).
+    with subprocess.Popen(["sleep", "60"]) as sleeper:
+        try:
+            live = tmp_path / f".settings.json.{sleeper.pid}.0123abcd.tmp"
+            live.write_text("{")
+            other = tmp_path / ".other.json.1.0123abcd.tmp"
+            other.write_text("{")
+            write_settings_file(path, "{}")
+            assert sleeper.poll() is None
+        finally:
+            sleeper.kill()
+    assert listing(tmp_path) == sorted([live.name, other.name, "settings.json"])
+
+
+def test_a_crash_mid_write_leaves_a_temporary_the_next_write_removes(tmp_path: Path) -> None:
+    """A writer killed (SIGKILL) while writing: the next writer removes its leftover."""
+    path = tmp_path / "settings.json"
+    pid = os.fork()
+    if pid == 0:  # the child: stops in the middle of writing, never to resume
+        real_write = os.write
+
+        def write(fd: int, data: bytes | memoryview) -> int:
+            real_write(fd, bytes(data[:10]))
+            os.kill(os.getpid(), 9)
+            return 0
+
+        safe_write.os.write = write  # type: ignore[assignment]
+        try:
+            write_settings_file(path, "{}" + " " * 100_000)
+        finally:
+            os._exit(1)
+    os.waitpid(pid, 0)
+    assert [n for n in listing(tmp_path) if n.endswith(".tmp")], "the crash left its file"
+    write_settings_file(tmp_path / "settings.json", "{}")
+    assert listing(tmp_path) == ["settings.json"]
+
+
+def test_missing_folders_are_made_private(tmp_path: Path) -> None:
+    """In a folder others may write to (``/tmp``-like: sticky), the folders made are the
+    user's and 0700, and the new file is 0600."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    path = shared / "a" / "b" / "settings.json"
+    write_settings_file(path, "{}")
+    for folder in (shared / "a", shared / "a" / "b"):
+        st = folder.stat()
+        assert (stat.S_IMODE(st.st_mode), st.st_uid) == (0o700, os.geteuid())
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def as_root_chown(path: Path, uid: int) -> None:
+    """Give ``path`` to ``uid`` (the tests run as root in CI; as anyone else the folder
+    of another user is made by a child that becomes that user is not possible)."""
+    if os.geteuid() != 0:
+        pytest.skip("making a file of another user needs root")
+    os.chown(path, uid, uid, follow_symlinks=False)
+
+
+@pytest.mark.parametrize("kind", ["folder", "symlink"])
+def test_a_folder_another_user_made_is_never_written_into(tmp_path: Path, kind: str) -> None:
+    """``--settings /shared/a/settings.json`` where another user made ``/shared/a`` first
+    (or a symbolic link to a folder of theirs): nothing is written, and the error says
+    why."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    as_root_chown(theirs, NOBODY)
+    target = shared / "a"
+    if kind == "folder":
+        target.mkdir()
+        os.chmod(target, 0o777)
+    else:
+        target.symlink_to(theirs)
+    as_root_chown(target, NOBODY)
+    with pytest.raises(SettingsWriteError, match=r"another user \(uid 65534\)"):
+        write_settings_file(target / "settings.json", "{}")
+    with pytest.raises(SettingsWriteError, match=r"another user \(uid 65534\)"):
+        write_settings_file(target / "b" / "settings.json", "{}")
+    assert listing(theirs) == []
+    assert listing(target) == [] if kind == "folder" else True
+
+
+def test_a_folder_others_may_write_to_without_the_sticky_bit_is_refused(
+    tmp_path: Path,
+) -> None:
+    open_folder = tmp_path / "open"
+    open_folder.mkdir()
+    os.chmod(open_folder, 0o777)
+    with pytest.raises(SettingsWriteError, match=r"writable by other users \(mode 0777\)"):
+        write_settings_file(open_folder / "settings.json", "{}")
+    assert listing(open_folder) == []
+
+
+def test_only_our_leftovers_of_ended_processes_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kept: a name whose process part is no pid, and one of another user's process (it
+    cannot be told whether it runs: another user's pid answers EPERM)."""
+    path = tmp_path / "settings.json"
+    no_pid = tmp_path / ".settings.json.abc.0123abcd.tmp"
+    no_pid.write_text("{")
+    other = tmp_path / ".settings.json.4242.0123abcd.tmp"
+    other.write_text("{")
+
+    def kill(pid: int, signum: int) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(safe_write.os, "kill", kill)
+    safe_write.remove_stale_temporaries(path)
+    assert listing(tmp_path) == sorted([no_pid.name, other.name])
+
+
+def test_a_leftover_of_another_user_stays(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("making a file of another user needs root")
+    theirs = tmp_path / f".settings.json.{dead_pid()}.0123abcd.tmp"
+    theirs.write_text("{")
+    os.chown(theirs, NOBODY, NOBODY)
+    safe_write.remove_stale_temporaries(tmp_path / "settings.json")
+    assert listing(tmp_path) == [theirs.name]
+
+
+def test_a_folder_made_meanwhile_by_us_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another save of ours made the folder between our look and our mkdir: it is ours
+    and private, so the save goes on."""
+    real_mkdir = os.mkdir
+
+    def mkdir(path: object, mode: int = 0o777) -> None:
+        real_mkdir(path, 0o700)  # type: ignore[arg-type]
+        raise FileExistsError(errno.EEXIST, "File exists")
+
+    monkeypatch.setattr(safe_write.os, "mkdir", mkdir)
+    path = tmp_path / "new" / "settings.json"
+    write_settings_file(path, "{}")
+    assert path.read_text() == "{}"
+
+
+def test_a_folder_made_meanwhile_open_to_others_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_mkdir = os.mkdir
+
+    def mkdir(path: object, mode: int = 0o777) -> None:
+        real_mkdir(path, 0o700)  # type: ignore[arg-type]
+        os.chmod(path, 0o755)  # type: ignore[arg-type]
+        raise FileExistsError(errno.EEXIST, "File exists")
+
+    monkeypatch.setattr(safe_write.os, "mkdir", mkdir)
+    with pytest.raises(SettingsWriteError, match="appeared meanwhile and is not this user's"):
+        write_settings_file(tmp_path / "new" / "settings.json", "{}")
+
+
+def test_a_file_where_the_folder_should_be_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "plain").write_text("")
+    with pytest.raises(SettingsWriteError, match="is not a folder"):
+        write_settings_file(tmp_path / "plain" / "settings.json", "{}")
+
+
+def test_our_own_symbolic_link_on_the_way_is_followed(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    write_settings_file(tmp_path / "link" / "a" / "settings.json", "{}")
+    assert (real / "a" / "settings.json").read_text() == "{}"

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from pi_snippets_lsp.core.config import MODIFIERS, SETTINGS_KEY, Layer
 from pi_snippets_lsp.core.config import validate_layers as merge_and_validate
 from pi_snippets_lsp.core.grammar import is_valid_name
+from pi_snippets_lsp.settings import diagnostics
 from pi_snippets_lsp.settings.diagnostics import (
     LEGACY_CONTROL_KEYS,
     PI_EDITOR_KEYS,
@@ -509,3 +510,45 @@ def test_diagnostics_sit_on_json_values_and_match_the_load_warnings(rng: random.
             assert entry.message.removeprefix("ignored 1 snippet entry: ") in combined[0]
         expected.remove(combined[0])
     assert sorted(others) == sorted(expected)
+
+
+class _CountingMembers(list):  # type: ignore[type-arg]
+    """An object's members that count each one visited by iteration."""
+
+    visited = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for member in super().__iter__():
+            _CountingMembers.visited += 1
+            yield member
+
+
+def _members_visited(count: int, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Members of the ``snippets`` object visited while diagnosing a file whose every
+    entry has a quick fix (half invalid names, half empty snippets)."""
+    snippets = {f"Bad Name {i}": "v" for i in range(count // 2)}
+    snippets.update({f"empty{i}": "" for i in range(count // 2)})
+    text = json.dumps({SETTINGS_KEY: {"snippets": snippets}})
+
+    def counting_parse(source: str) -> object:
+        root = parse(source)
+        table = root.find((SETTINGS_KEY, "snippets"))
+        assert table is not None
+        table.members = _CountingMembers(table.members)
+        return root
+
+    monkeypatch.setattr(diagnostics, "parse", counting_parse)
+    _CountingMembers.visited = 0
+    found = settings_diagnostics(text)
+    assert len(found) == count and all(d.fix is not None for d in found)
+    return _CountingMembers.visited
+
+
+def test_quick_fixes_do_not_scan_every_member(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each problem's quick fix looks up the members it edits: diagnosing a file with a
+    problem in each of its members visits them a bounded number of times each (the old
+    fixes scanned every member for every problem: a 395 KiB file took seconds)."""
+    small = _members_visited(200, monkeypatch)
+    large = _members_visited(2000, monkeypatch)
+    assert large <= 10 * small + 100, (small, large)
+    assert large <= 5 * 2000

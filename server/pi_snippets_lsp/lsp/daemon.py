@@ -40,6 +40,7 @@ import socket
 import stat
 import struct
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -56,9 +57,11 @@ from pi_snippets_lsp.wire.daemon_files import (
     default_socket_path,
     default_token_path,
     ensure_private_folder,
+    lock_token_file,
     new_token,
     remove_if_holding,
     runtime_folder,
+    unlock_token_file,
     write_private_file,
 )
 
@@ -110,6 +113,15 @@ class Daemon:
         self.open = 0
         self.throttled = ThrottledLog(log)
         self._collect: asyncio.TimerHandle | None = None
+        #: Connections that need the token and have not sent it, oldest first: how to
+        #: close each one to make room for a new connection (``_admit``).
+        self.strangers: dict[object, Callable[[], None]] = {}
+        #: What ``_prepare`` made and the end must remove: a lock on the token file.
+        self._token_lock: int | None = None
+        self._wrote_token = False
+        #: The socket is ours (bound by this daemon): the end removes it.
+        self._bound = False
+        self._removing = threading.Lock()
 
     # ------------------------------------------------------------------ start and stop
 
@@ -148,27 +160,48 @@ class Daemon:
             self.socket_path = self.listen.path or default_socket_path()
             _clear_stale_socket(self.socket_path)
             return
+        # One daemon per token file: a second one stops here, before it binds a port or
+        # writes a token (the file is written once the port is ours, ``_write_token``).
         self.token = new_token()
         self.token_file = self.listen.token_file or default_token_path()
+        self._token_lock = lock_token_file(self.token_file)
+
+    def _write_token(self) -> None:
+        assert self.token_file is not None and self.token is not None
         write_private_file(self.token_file, self.token + "\n")
+        self._wrote_token = True
         # Where, never what: the token itself is in no log and on no screen.
         print(f"pi-snippets-lsp: the token for clients is in {self.token_file}", file=sys.stderr)
 
     def _remove_files(self) -> None:
-        if self.token_file is not None and self.token is not None:
-            remove_if_holding(self.token_file, self.token)
-            self.token_file = None
-        if self.socket_path is not None:
-            with contextlib.suppress(OSError):
-                if stat.S_ISSOCK(os.lstat(self.socket_path).st_mode):
-                    os.unlink(self.socket_path)
-            self.socket_path = None
+        """Remove what this daemon made, and only that: its token file (if it still
+        holds this daemon's token), its lock, its socket. Safe from any thread, any
+        number of times (the forced exit after a stop signal calls it too)."""
+        with self._removing:
+            if self.token_file is not None and self.token is not None:
+                if self._wrote_token:
+                    remove_if_holding(self.token_file, self.token)
+                if self._token_lock is not None:
+                    unlock_token_file(self.token_file, self._token_lock)
+                    self._token_lock = None
+                self.token_file = None
+            if self.socket_path is not None and self._bound:
+                with contextlib.suppress(OSError):
+                    if stat.S_ISSOCK(os.lstat(self.socket_path).st_mode):
+                        os.unlink(self.socket_path)
+                self.socket_path = None
+
+    def _forced_exit_code(self) -> int:
+        """The forced end after a stop signal (``signals.on_stop_signals``): the files go
+        first, as in the orderly end."""
+        self._remove_files()
+        return 0
 
     async def _serve(self, websockets: Any) -> int:
         loop = asyncio.get_running_loop()
         loop.set_exception_handler(self.throttled.exception_handler)
         stop = asyncio.Event()
-        restore = on_stop_signals(loop, stop.set, lambda: 0)
+        restore = on_stop_signals(loop, stop.set, self._forced_exit_code)
         on_reload_signal(loop, self.reload_all)
         try:
             try:
@@ -176,6 +209,12 @@ class Daemon:
             except OSError as exc:
                 where = self.socket_path or f"{self.listen.host}:{self.listen.port}"
                 return _fail(f"cannot listen on {where}: {exc.strerror or exc}", 1)
+            if self.token is not None:
+                try:
+                    self._write_token()
+                except OSError as exc:
+                    server.close()
+                    return _fail(_os_reason(exc), 1)
             # Out of the collector's walks from now on: what the start made lives on.
             gc.collect()
             gc.freeze()
@@ -205,6 +244,7 @@ class Daemon:
                 )
             finally:
                 os.umask(old)
+            self._bound = True
             os.chmod(self.socket_path, 0o600)
             return server
         if kind == "tcp":
@@ -215,7 +255,8 @@ class Daemon:
             self._ws_session,
             self.listen.host,
             self.listen.port,
-            max_size=self.limits.max_body,
+            # A stranger's messages: small (raised once the token is in, _ws_session).
+            max_size=min(self.limits.max_body, self.limits.max_initialize_size),
             max_queue=WS_MAX_QUEUE,
             process_request=self._ws_handshake,
         )
@@ -238,14 +279,27 @@ class Daemon:
     # ------------------------------------------------------------------ sessions
 
     def _admit(self, name: str) -> bool:
-        """Whether one more connection may open (``max_connections``)."""
-        if self.open >= self.limits.max_connections:
+        """Whether one more connection may open (``max_connections``).
+
+        At the limit, the oldest connection that has not sent the token yet is closed to
+        make room, if there is one: connections without the token cannot keep the
+        daemon's user out, they can only take one another's place (a client with the
+        token sends it at once, in its first message)."""
+        if self.open < self.limits.max_connections:
+            return True
+        if self.strangers:
+            oldest = next(iter(self.strangers))
+            self.strangers.pop(oldest)()
             self.throttled(
-                f"refusing connections over the limit of {self.limits.max_connections} at once",
+                "closing the oldest connection without the token to make room for a new one",
                 name,
             )
-            return False
-        return True
+            return True
+        self.throttled(
+            f"refusing connections over the limit of {self.limits.max_connections} at once",
+            name,
+        )
+        return False
 
     def _track(self, connection: Channel) -> None:
         self.connections.add(connection)
@@ -292,6 +346,9 @@ class Daemon:
             writer.transport.abort()
             return
         untrack = self._task()
+        key = object()
+        if self.token is not None:
+            self.strangers[key] = writer.transport.abort
         writer.transport.set_write_buffer_limits(high=self.limits.max_unsent)
         connection: Channel | None = None
         pace: Callable[[], Awaitable[None]] | None = None
@@ -307,17 +364,21 @@ class Daemon:
                     connection = Channel(self.flags, _SocketWriter(writer), name, token=self.token)
                     self._track(connection)
                     pace = _stream_pacer(connection, writer, self.limits)
+                    connection.has_room = _room_in(writer.transport, self.limits.max_unsent)
                 if not data:
                     connection.end_of_stream()
                     break
                 assert pace is not None
                 await connection.feed_paced(data, pace)
+                if connection.admitted.is_set():
+                    self.strangers.pop(key, None)
         except StuckError:
             self._stuck(name)
             writer.transport.abort()  # what it did not read is dropped, not kept
         except (ConnectionError, OSError) as exc:
             log.info("%s: connection lost (%s)", name, exc)
         finally:
+            self.strangers.pop(key, None)
             if connection is not None:
                 await self._forget(connection)
             else:
@@ -341,10 +402,9 @@ class Daemon:
             return task.result()
         task.cancel()
         if connection is None or not connection.ended.done():
-            log.warning(
-                "%s: no valid initialize within %gs; closing",
+            self.throttled(
+                f"no valid initialize within {self.limits.initialize_timeout:g}s; closing",
                 name,
-                self.limits.initialize_timeout,
             )
             if connection is not None:
                 connection.end(1)
@@ -372,8 +432,17 @@ class Daemon:
         port = connection.local_address[1] if connection.local_address else self.listen.port
         hosts = allowed_hosts(self.listen.host, port)
         headers = request.headers
+        hosts_given, origins_given = headers.get_all("Host"), headers.get_all("Origin")
+        if len(hosts_given) > 1 or len(origins_given) > 1:
+            # Which one would a proxy, or the browser, have meant? Neither is trusted.
+            twice = "more than one Host or Origin header"
+            self.throttled("refusing WebSocket handshakes", twice)
+            return connection.respond(HTTPStatus.BAD_REQUEST, twice + "\n")
         refusal = handshake_refusal(
-            headers.get("Host"), headers.get("Origin"), hosts, self.listen.allow_origins
+            hosts_given[0] if hosts_given else None,
+            origins_given[0] if origins_given else None,
+            hosts,
+            self.listen.allow_origins,
         )
         if refusal is not None:
             self.throttled("refusing WebSocket handshakes", refusal)
@@ -386,19 +455,25 @@ class Daemon:
         address = websocket.remote_address
         name = f"ws {address[0]}:{address[1]}" if address else "ws"
         untrack = self._task()
+        key = object()
+        self.strangers[key] = lambda: _abort(websocket)
         writer = _WebSocketWriter(websocket, self.limits.max_unsent)
         connection = Channel(self.flags, writer, name, framed=False, token=self.token)
         self._track(connection)
         deadline = asyncio.get_running_loop().time() + self.limits.initialize_timeout
         pace = _ws_pacer(connection, writer, self.limits)
+        connection.has_room = writer.room.is_set
         try:
             while not connection.ended.done():
                 message = await self._read(websocket.recv(), connection, deadline, name)
                 if message is None:
                     break
                 body = message.encode("utf-8") if isinstance(message, str) else message
-                if connection.receive(body):
-                    await pace()
+                connection.receive(body)
+                if connection.admitted.is_set() and key in self.strangers:
+                    del self.strangers[key]
+                    _set_max_message(websocket, self.limits.max_body)
+                await pace()
         except StuckError:
             self._stuck(name)
             with contextlib.suppress(Exception):
@@ -407,6 +482,7 @@ class Daemon:
             log.info("%s: connection closed (%s)", name, exc)
             connection.end_of_stream()
         finally:
+            self.strangers.pop(key, None)
             await self._forget(connection)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer.task, CLOSE_TIMEOUT)
@@ -542,6 +618,25 @@ def _clear_stale_socket(path: Path) -> None:
     finally:
         probe.close()
     raise UnsafeFolderError(f"cannot listen on {path}: another server is listening there")
+
+
+def _room_in(transport: asyncio.WriteTransport, max_unsent: int) -> Callable[[], bool]:
+    """Whether what ``transport`` has not sent yet leaves room for more."""
+    return lambda: transport.get_write_buffer_size() <= max_unsent
+
+
+def _abort(websocket: Any) -> None:
+    with contextlib.suppress(Exception):
+        websocket.transport.abort()
+
+
+def _set_max_message(websocket: Any, size: int) -> None:
+    """The largest message a WebSocket connection takes from now on (websockets reads
+    its protocol's limit at each frame: ``max_message_size`` since 15, ``max_size``
+    before)."""
+    protocol = websocket.protocol
+    name = "max_message_size" if hasattr(protocol, "max_message_size") else "max_size"
+    setattr(protocol, name, size)
 
 
 def _stream_name(kind: Kind, writer: asyncio.StreamWriter) -> str:

@@ -10,6 +10,9 @@ daemon a bounded amount of memory and time:
 - ``initialize_timeout``: seconds a connection has to send a valid ``initialize``.
 - ``max_body``: the largest message body (bytes); a bigger one is refused, and what was
   read of it is dropped.
+- ``max_initialize_size``: on a connection that needs the token (``--tcp``, ``--ws``),
+  the largest message before its ``initialize`` has been admitted: whoever can reach the
+  port, the token or not, may make the daemon hold at most this much per connection.
 - ``max_folders``: workspace folders a session reads settings for; more are ignored with
   a warning (each folder is a generation of its own).
 - ``min_poll_interval``: the shortest ``pollInterval`` (seconds); a smaller one (but 0,
@@ -41,6 +44,7 @@ MIB: Final = 1024 * 1024
 DEFAULT_MAX_CONNECTIONS: Final = 64
 DEFAULT_INITIALIZE_TIMEOUT: Final = 10.0
 DEFAULT_MAX_BODY: Final = 64 * MIB
+DEFAULT_MAX_INITIALIZE_SIZE: Final = 64 * 1024
 DEFAULT_MAX_FOLDERS: Final = 256
 DEFAULT_MIN_POLL_INTERVAL: Final = MIN_POLL_INTERVAL
 DEFAULT_MAX_UNSENT: Final = 8 * MIB
@@ -57,6 +61,7 @@ class Limits(NamedTuple):
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     initialize_timeout: float = DEFAULT_INITIALIZE_TIMEOUT
     max_body: int = DEFAULT_MAX_BODY
+    max_initialize_size: int = DEFAULT_MAX_INITIALIZE_SIZE
     max_folders: int = DEFAULT_MAX_FOLDERS
     min_poll_interval: float = DEFAULT_MIN_POLL_INTERVAL
     max_unsent: int = DEFAULT_MAX_UNSENT

@@ -196,6 +196,11 @@ class Session:
         return self.live.closed
 
     @property
+    def first_load(self) -> asyncio.Future[object] | None:
+        """The first load, once started (``LiveSettings.first_load``)."""
+        return self.live.first_load
+
+    @property
     def generation(self) -> int:
         return self.live.number
 

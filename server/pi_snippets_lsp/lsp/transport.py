@@ -13,7 +13,13 @@ connections. Here:
   documents, configuration, registrations and watchers. Connections run concurrently on
   one event loop and never see each other's messages;
 - a connection may need a token (``daemon_auth.TokenGate``): its first ``initialize``
-  must carry it, or it gets -32001 and is closed;
+  must carry it, or it gets -32001 and is closed. Until then the connection is a
+  stranger's and may cost a few KiB and a few milliseconds, whatever it sends: a message
+  is at most ``Limits.max_initialize_size`` bytes, and anything but a valid
+  ``initialize`` (a broken frame, a body that is no message, a request, a notification)
+  closes it, a request after one short answer (-32002) that echoes nothing but its id;
+- every message read, notifications included, waits for the answers before it to be
+  written (``feed_paced``): a client that sends without reading costs ``max_unsent``;
 - ``exit``, or the end of the stream, ends that connection only; SIGINT and SIGTERM end
   the process within 2 seconds (``signals.py``), SIGHUP reloads the settings;
 - stdout is written by a thread of its own, so a client that stops reading blocks
@@ -24,6 +30,7 @@ connections. Here:
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import gc
@@ -38,7 +45,7 @@ from collections.abc import Awaitable, Callable
 from typing import IO, Any, Final, Protocol
 
 from pi_snippets_lsp.lsp.daemon_auth import UNAUTHORIZED_MESSAGE, TokenGate, Verdict
-from pi_snippets_lsp.lsp.limits import MAX_IN_FLIGHT
+from pi_snippets_lsp.lsp.limits import MAX_IN_FLIGHT, ThrottledLog
 from pi_snippets_lsp.lsp.session import ServerFlags
 from pi_snippets_lsp.lsp.setup import create_server
 from pi_snippets_lsp.lsp.signals import on_reload_signal, on_stop_signals
@@ -46,9 +53,12 @@ from pi_snippets_lsp.wire.errors import INTERNAL_ERROR, SERVER_NOT_INITIALIZED, 
 from pi_snippets_lsp.wire.framing import FrameDecoder, Problem, Rejection, parse_message
 
 log = logging.getLogger(__name__)
+#: What a stranger (or a broken client) can make us log: a line a second per kind.
+throttled = ThrottledLog(log)
 
 #: Bytes read from a stream at a time.
 CHUNK: Final = 65536
+NOT_INITIALIZED_MESSAGE: Final = "the server is not initialized: send initialize first"
 #: Seconds a session's handlers get to answer once it ends (``exit``, a signal).
 CLOSE_TIMEOUT: Final = 1.0
 #: Seconds the answers written last (``shutdown``'s) get to reach stdout at the end.
@@ -94,13 +104,36 @@ class Channel:
         self.server = create_server(flags)
         self.protocol = self.server.protocol
         self.protocol.set_writer(writer, include_headers=framed)
-        self.decoder = FrameDecoder(max_body=flags.limits.max_body)
+        self.limits = flags.limits
         self.gate = TokenGate(token)
+        self.decoder = FrameDecoder(max_body=self.max_body)
         self.admitted = asyncio.Event()
         self.ended: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self.server.on_end = self.end
         #: Requests being worked on (their handlers' futures).
         self.in_flight: set[asyncio.Future[Any]] = set()
+        #: Messages read during the first load, not handed on yet (``_hold_back``).
+        self._held: collections.deque[tuple[dict[str, Any], int]] = collections.deque()
+        self._held_bytes = 0
+        self._release_scheduled = False
+        #: The stream ended while messages were held: it ends once they are handed on.
+        self._eof = False
+        self._eof_at = 0.0
+        #: Whether the answers waiting to be sent leave room for more (the daemon and
+        #: stdio set it to their writer's ``max_unsent`` test).
+        self.has_room: Callable[[], bool] = lambda: True
+
+    @property
+    def stranger(self) -> bool:
+        """Whether the connection needs the token and has not sent it yet."""
+        return self.gate.token is not None and not self.gate.admitted
+
+    @property
+    def max_body(self) -> int:
+        """The largest body read now: small while the connection is a stranger's."""
+        if self.stranger:
+            return min(self.limits.max_body, self.limits.max_initialize_size)
+        return self.limits.max_body
 
     def feed(self, data: bytes) -> None:
         """Bytes of the client's stream: every complete message is handled."""
@@ -109,30 +142,43 @@ class Channel:
             if self.ended.done():
                 return
             if isinstance(item, Problem):
-                log.error("%s: %s; skipping to the next message", self.name, item.message)
+                self._problem(item.message)
             else:
                 self.receive(item)
 
     async def feed_paced(self, data: bytes, pace: Callable[[], Awaitable[None]]) -> None:
-        """``feed``, awaiting ``pace()`` after each request: the daemon's backpressure
-        (a connection whose answers pile up is not read further, see ``daemon.py``)."""
+        """``feed``, awaiting ``pace()`` after each message, notifications and broken
+        frames included: the daemon's backpressure (a connection whose answers pile up
+        is not read further, see ``daemon.py``; a notification can make answers too, a
+        settings file's diagnostics), and the loop's turns between messages."""
         self.decoder.feed(data)
         for item in self.decoder.frames():
             if self.ended.done():
                 return
             if isinstance(item, Problem):
-                log.error("%s: %s; skipping to the next message", self.name, item.message)
-            elif self.receive(item):
-                await pace()
+                self._problem(item.message)
+            else:
+                self.receive(item)
+            await pace()
+
+    def _problem(self, problem: str) -> None:
+        """A broken frame: skipped; before the token, the end of the connection."""
+        if self.stranger:
+            throttled("closing connections that send a broken frame before initialize", problem)
+            self.end(1)
+        else:
+            throttled("a broken frame; skipping to the next message", f"{self.name}: {problem}")
 
     def receive(self, body: bytes) -> bool:
         """One message's body: checked, then handed to pygls's protocol. Whether it was a
         request now being worked on."""
         message = parse_message(body)
         if isinstance(message, Rejection):
-            log.error("%s: %s", self.name, message.message)
+            throttled("answering messages that are not JSON-RPC", message.message)
             if message.answer:
                 self.protocol._send_data(message.response())
+            if self.stranger:
+                self.end(1)
             return False
         verdict = self.gate.check(message)
         if verdict is Verdict.REFUSE:
@@ -143,6 +189,14 @@ class Channel:
             return False
         if verdict is Verdict.ADMIT:
             self.admitted.set()
+            self.decoder.max_body = self.max_body
+        if "method" in message and (self._held or self._loading()):
+            self._hold_back(message, len(body))
+            return False
+        return self._dispatch(message)
+
+    def _dispatch(self, message: dict[str, Any]) -> bool:
+        """Hand a message to pygls's protocol; whether it was a request now in flight."""
         try:
             self.protocol.handle_message(self.protocol.structure_message(message))
         except Exception:  # a bug costs one message, never the session
@@ -160,6 +214,9 @@ class Channel:
             await asyncio.sleep(0)
         while len(self.in_flight) >= MAX_IN_FLIGHT and not self.ended.done():
             await asyncio.wait([*self.in_flight, self.ended], return_when=asyncio.FIRST_COMPLETED)
+        # Without room, the caller's own wait for room (and its stuck test) comes first.
+        while self._held_full() and self.has_room() and not self.ended.done():
+            await asyncio.sleep(_ROOM_POLL)
 
     def _track(self, msg_id: int | str) -> bool:
         future = self.protocol._request_futures.get(msg_id)
@@ -167,36 +224,93 @@ class Channel:
             return False
         self.in_flight.add(future)
         future.add_done_callback(self.in_flight.discard)
+        future.add_done_callback(self._release_soon)
         return True
+
+    # ------------------------------------------------------------------ the first load
+
+    def _loading(self) -> bool:
+        """Whether the session's first load is under way: every request read now would
+        wait for it, and all be answered at once when it ends."""
+        first = self.server.session.first_load
+        return isinstance(first, asyncio.Future) and not first.done()
+
+    def _hold_back(self, message: dict[str, Any], size: int) -> None:
+        """A request or notification read during the first load (or behind one held):
+        kept, in order, until the load is done, then handed on one at a time as the
+        answers leave (``_release``). Requests piped right after ``initialized`` would
+        otherwise all be answered in one burst, past ``max_unsent``. Responses (to the
+        load's own requests to the client) are never held: the load waits for them."""
+        self._held.append((message, size))
+        self._held_bytes += size
+        first = self.server.session.first_load
+        if isinstance(first, asyncio.Future):
+            first.add_done_callback(self._release_soon)
+
+    def _held_full(self) -> bool:
+        """Whether the messages held back are as many as a connection may have in
+        flight, or as large as its unsent answers may be: the reader waits then."""
+        return bool(self._held) and (
+            len(self._held) >= MAX_IN_FLIGHT or self._held_bytes > self.limits.max_unsent
+        )
+
+    def _release_soon(self, *_: object) -> None:
+        if self._held and not self._release_scheduled:
+            self._release_scheduled = True
+            asyncio.get_running_loop().call_soon(self._release)
+
+    def _release(self) -> None:
+        """Hand on the messages held back, in order: once the load is done, each request
+        once the one before it is answered and its answer has room to leave."""
+        self._release_scheduled = False
+        while self._held and not self.ended.done():
+            if self._loading() or self.in_flight:
+                return  # called again when the load ends, or a request is answered
+            if not self.has_room():
+                loop = asyncio.get_running_loop()
+                if self._eof and loop.time() - self._eof_at > self.limits.stuck_timeout:
+                    # The client has closed its input and does not read: it is gone.
+                    self._held.clear()
+                    self._held_bytes = 0
+                    break
+                loop.call_later(_ROOM_POLL, self._release_soon)
+                return
+            message, size = self._held.popleft()
+            self._held_bytes -= size
+            self._dispatch(message)
+        if not self._held and self._eof and not self.ended.done():
+            self.end_of_stream()
 
     def _refuse(self, message: dict[str, Any]) -> None:
         """A missing or wrong token: -32001, nothing else, and the connection ends."""
-        log.warning("%s: initialize without the right token; closing the connection", self.name)
+        throttled("closing connections whose initialize has not the right token", self.name)
         if "id" in message:
             refusal = Rejection(UNAUTHORIZED, UNAUTHORIZED_MESSAGE, message["id"])
             self.protocol._send_data(refusal.response())
         self.end(1)
 
     def _hold(self, message: dict[str, Any]) -> None:
-        """Before a token-checked ``initialize``: a request gets -32002 and reaches no
-        handler, a notification is dropped (``exit`` ends the connection)."""
-        method = message.get("method")
-        if method is None:
-            return
-        if "id" in message:
-            refusal = Rejection(
-                SERVER_NOT_INITIALIZED, f"{method}: the server is not initialized", message["id"]
-            )
+        """Before a token-checked ``initialize``: the connection ends, a request after
+        -32002 (its id, and no word of its method). It reaches no handler."""
+        throttled("closing connections that send a message before initialize", self.name)
+        if "method" in message and "id" in message:
+            refusal = Rejection(SERVER_NOT_INITIALIZED, NOT_INITIALIZED_MESSAGE, message["id"])
             self.protocol._send_data(refusal.response())
-        elif method == "exit":
-            self.end(1)
+        self.end(1)
 
     def end(self, code: int) -> None:
         if not self.ended.done():
             self.ended.set_result(code)
 
     def end_of_stream(self) -> None:
-        """The client closed its side: the session ends."""
+        """The client closed its side: the session ends (once the messages held back
+        are handed on: ``shutdown`` and ``exit`` piped behind requests among them)."""
+        if self._held and not self.ended.done():
+            if not self._eof:
+                self._eof = True
+                self._eof_at = asyncio.get_running_loop().time()
+                self._release_soon()
+            return
         if self.decoder.pending:
             log.error("%s: the stream ended inside a message", self.name)
         self.end(0 if self.server.shutdown_requested else 1)
@@ -215,6 +329,11 @@ class Channel:
     async def finish(self) -> None:
         """After the end: let the handlers still running answer (at most
         ``CLOSE_TIMEOUT``), so ``shutdown`` piped right before ``exit`` is answered."""
+        deadline = asyncio.get_running_loop().time() + self.limits.initialize_timeout
+        while self._held and not self.ended.done():  # the end of the stream, a load on
+            if asyncio.get_running_loop().time() > deadline:
+                break
+            await asyncio.sleep(_ROOM_POLL)
         if pending := self.protocol.pending_handlers():
             await asyncio.wait(pending, timeout=CLOSE_TIMEOUT)
         for _ in range(3):  # the done-callbacks that write the answers
@@ -334,6 +453,7 @@ async def _serve_stdio(flags: ServerFlags, stdin: IO[bytes], stdout: IO[bytes]) 
     limits = flags.limits
     writer = _ThreadedWriter(stdout, lost, limits.max_unsent, limits.stuck_timeout)
     connection = Channel(flags, writer, "stdio")
+    connection.has_room = lambda: writer.unsent <= writer.max_unsent
     # One session in the process: what start-up made (modules, classes: most of the heap)
     # and each generation stay out of the collector's walks (``ClientLink``).
     connection.server.link.freeze_generations = True
@@ -344,8 +464,9 @@ async def _serve_stdio(flags: ServerFlags, stdin: IO[bytes], stdout: IO[bytes]) 
     async def pace() -> None:
         await connection.room_for_more()
         while writer.unsent > writer.max_unsent and not connection.ended.done():
-            if writer.given_up(fd):
-                log.error("the client closed its input and does not read; ending the session")
+            if writer.abandoned or writer.given_up(fd):
+                if not writer.abandoned:
+                    log.error("the client closed its input and does not read; ending the session")
                 writer.abandoned = True
                 connection.end_of_stream()
                 return

@@ -122,7 +122,9 @@ class LiveSettings:
         )
         self._lock = asyncio.Lock()
         self._thread_lock = threading.Lock()
-        self._first: asyncio.Future[object] | None = None
+        #: The first load, once someone asked for it (``ensure_loaded``); a transport
+        #: holds back what a client pipes in while it runs.
+        self.first_load: asyncio.Future[object] | None = None
         #: Held by whoever waits for the first load, so waiters resume in arrival order.
         self._first_gate = asyncio.Lock()
         #: Files whose last read failed and may be read again: their stamps then.
@@ -222,12 +224,12 @@ class LiveSettings:
         while waiting) makes it queue behind the earlier ones, so requests piped behind
         the start are answered in the order sent.
         """
-        if self._first is None:
-            self._first = asyncio.ensure_future((first or self._settled_reload)())
-        if self._first.done() and not self._first_gate.locked():
+        if self.first_load is None:
+            self.first_load = asyncio.ensure_future((first or self._settled_reload)())
+        if self.first_load.done() and not self._first_gate.locked():
             return
         async with self._first_gate:
-            await asyncio.shield(self._first)
+            await asyncio.shield(self.first_load)
 
     async def _settled_reload(self) -> bool:
         return await self.reload(settle=True)

@@ -10,7 +10,12 @@ it could swap the socket or read the token.
 - ``--socket``: the socket is ``<folder>/lsp.sock``, mode 0600 (the file mode is the
   credential; peers of another uid are closed as well, see ``daemon.py``).
 - ``--tcp``/``--ws``: the token is a fresh random secret (256 bits, URL-safe text) written
-  to ``<folder>/token``, mode 0600, at every start; clients read it from there.
+  to ``<folder>/token``, mode 0600, at every start once the port is bound; clients read it
+  from there. One daemon per token file: the daemon holds a lock on it
+  (``.token.lock`` beside it, ``flock``) from its start to its end, and a second daemon
+  that would use the same file refuses to start, saying which process holds it (give it
+  its own with ``--token-file``). The lock ends with the process, however it ends
+  (``kill -9`` included), so a daemon that died never keeps the next one out.
 
 Standard library only: the clients (``client/``, the Node recipe reads the same paths)
 use it too.
@@ -19,6 +24,7 @@ use it too.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import secrets
 import stat
@@ -34,6 +40,10 @@ TOKEN_NAME: Final = "token"
 TOKEN_BYTES: Final = 32
 #: The longest token file a client reads.
 MAX_TOKEN_FILE: Final = 4096
+#: How a token file's lock file is opened: created 0600, never through a symbolic link.
+_LOCK: Final = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
+#: Tries at a lock whose file its holder removes meanwhile (each time: it is ending).
+LOCK_ATTEMPTS: Final = 8
 #: How a token file is opened: never through a symbolic link, never waiting on a FIFO.
 _READ_TOKEN: Final = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
@@ -140,3 +150,59 @@ def remove_if_holding(path: Path, text: str) -> None:
     with contextlib.suppress(OSError, UnsafeFolderError):
         if read_token(path) == text:
             os.unlink(path)
+
+
+def lock_path(token_file: Path) -> Path:
+    """The lock file of a token file: ``.NAME.lock`` beside it."""
+    return token_file.with_name(f".{token_file.name}.lock")
+
+
+def lock_token_file(token_file: Path) -> int:
+    """Take the lock of ``token_file`` for this process (see the module's docstring);
+    the descriptor that holds it. Raises ``UnsafeFolderError`` when a running process
+    holds it, naming that process.
+
+    The lock file is created 0600, never through a symbolic link; a lock taken on a file
+    that was removed meanwhile (by the daemon that held it, ending) is taken again.
+    """
+    path = lock_path(token_file)
+    for _ in range(LOCK_ATTEMPTS):
+        fd = os.open(path, _LOCK, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 32).strip().decode(errors="replace") or "?"
+                raise UnsafeFolderError(
+                    f"another daemon (pid {holder}) uses the token file {token_file}: stop "
+                    "it, or give this one a token file of its own with --token-file FILE"
+                ) from None
+            st = os.fstat(fd)
+            try:
+                now = os.lstat(path)
+            except FileNotFoundError:
+                now = None
+            if now is not None and (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+                if st.st_uid != os.geteuid() or not stat.S_ISREG(st.st_mode):
+                    raise UnsafeFolderError(
+                        f"refusing to use {path}: it is not the user's own file"
+                    )
+                mine = f"{os.getpid()}\n".encode()
+                os.write(fd, mine)
+                os.ftruncate(fd, len(mine))
+                return fd
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # removed by its last holder meanwhile: take the new one
+    raise UnsafeFolderError(f"cannot lock {path}: it keeps being replaced")
+
+
+def unlock_token_file(token_file: Path, fd: int) -> None:
+    """Remove the lock file (while still holding it), then let go of it."""
+    with contextlib.suppress(OSError):
+        st, now = os.fstat(fd), os.lstat(lock_path(token_file))
+        if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+            os.unlink(lock_path(token_file))
+    with contextlib.suppress(OSError):
+        os.close(fd)

@@ -12,6 +12,10 @@ rules:
   over ``MAX_BODY``), or a header line longer than ``MAX_HEADER``, is a ``Problem``:
   the decoder reports it and resynchronizes at the next ``Content-Length`` header it
   finds, so a broken frame never wedges the stream and never buffers without limit.
+  Recovery is linear in the bytes received: the search for the empty line that ends a
+  block looks at most ``MAX_HEADER`` bytes ahead and never again at bytes it has already
+  searched, whatever the garbage (a stream of ``Content-Length`` lines without an empty
+  line included).
 - A body must be one JSON-RPC 2.0 message (``parse_message``): a JSON object, with an
   ``id`` that is an integer or a string. What is not is a ``Rejection``, answered with
   -32700 (not UTF-8 JSON) or -32600 (a batch, which LSP does not have; not an object;
@@ -79,6 +83,9 @@ class FrameDecoder:
         self._buffer = bytearray()
         self._length: int | None = None
         self._resync = False
+        #: Bytes at the front of the buffer already searched for the empty line that ends
+        #: a header block, and found not to start one: never searched again.
+        self._searched = 0
 
     @property
     def pending(self) -> int:
@@ -88,13 +95,18 @@ class FrameDecoder:
     def feed(self, data: bytes) -> None:
         self._buffer += data
 
+    def _drop(self, count: int) -> None:
+        """Drop ``count`` bytes from the front of the buffer."""
+        del self._buffer[:count]
+        self._searched = max(0, self._searched - count)
+
     def frames(self) -> Iterator[bytes | Problem]:
         while True:
             if self._length is not None:
                 if len(self._buffer) < self._length:
                     return
                 body = bytes(self._buffer[: self._length])
-                del self._buffer[: self._length]
+                self._drop(self._length)
                 self._length = None
                 yield body
                 continue
@@ -116,9 +128,9 @@ class FrameDecoder:
             # Keep a tail that may be the start of a header split across reads.
             keep = len(b"content-length") + 16
             if len(self._buffer) > keep:
-                del self._buffer[:-keep]
+                self._drop(len(self._buffer) - keep)
             return False
-        del self._buffer[: match.start()]
+        self._drop(match.start())
         self._resync = False
         return True
 
@@ -127,41 +139,79 @@ class FrameDecoder:
         block is not complete yet."""
         # Blank lines between messages are tolerated (a CRLF goes as CR, then LF).
         while self._buffer[:2] == b"\r\n" or self._buffer[:1] == b"\n":
-            del self._buffer[:1]
-        blank = _BLANK_LINE.search(self._buffer)
+            self._drop(1)
+        blank = self._find_blank_line()
         if blank is None and len(self._buffer) <= self.max_header:
             return None
-        if blank is None or blank.start() > self.max_header:
+        if blank is None or blank[0] > self.max_header:
             # Drop one byte only: a valid header may start inside what was buffered, and
             # resynchronizing from the next byte finds it.
-            del self._buffer[:1]
+            self._drop(1)
             return Problem(f"header block longer than {self.max_header} bytes")
-        block = bytes(self._buffer[: blank.start()])
-        length = _content_length(block, self.max_body)
-        # A bad block loses its first byte only: garbage glued to the front of a valid
-        # header ("xyzContent-Length: 5") leaves that header to be found by the resync.
-        del self._buffer[: 1 if isinstance(length, Problem) else blank.end()]
+        start, end = blank
+        block = bytes(self._buffer[:start])
+        length, bad_line = _content_length(block, self.max_body)
+        if not isinstance(length, Problem):
+            self._drop(end)
+        elif bad_line >= 0:
+            # A valid header can only start inside the line that broke this block, or
+            # after it (one starting before it would hold it whole). Dropping up to that
+            # line's second byte leaves the rest to the resync: garbage glued to the front
+            # of a valid header ("xyzContent-Length: 5") loses only the garbage, and the
+            # lines before it are not read again.
+            self._drop(bad_line + 1)
+        elif _CONTENT_LENGTH.search(block, 1, _line_end(block, 0)):
+            self._drop(1)  # no Content-Length, unless in the first line's tail
+        else:
+            # Every line was well formed and none a Content-Length: no header starting
+            # in this block has one.
+            self._drop(end)
         return length
 
+    def _find_blank_line(self) -> tuple[int, int] | None:
+        """Where the first empty line of the buffer starts and ends, looking no further
+        than one byte past ``max_header`` (a block that long is a problem whatever
+        follows) and not at the bytes searched before (``_searched``)."""
+        stop = min(len(self._buffer), self.max_header + 1 + 4)
+        blank = _BLANK_LINE.search(self._buffer, self._searched, stop)
+        if blank is None:
+            # An empty line is at most 4 bytes: one starting in the last 3 bytes searched
+            # may end in bytes not received (or not searched) yet.
+            self._searched = max(self._searched, stop - 3)
+            return None
+        return blank.start(), blank.end()
 
-def _content_length(block: bytes, max_body: int) -> int | Problem:
+
+def _content_length(block: bytes, max_body: int) -> tuple[int | Problem, int]:
+    """The body's length a header block gives, or its ``Problem``; and where the line
+    with the problem starts (-1 when the problem is the block as a whole). Lines are read
+    only up to the first wrong one."""
     length: int | None = None
-    for raw_line in block.split(b"\n"):
-        line = raw_line.rstrip(b"\r")
+    start = 0
+    while start <= len(block):
+        end = _line_end(block, start)
+        line = block[start:end].rstrip(b"\r")
         name, sep, value = line.partition(b":")
         if not sep:
-            return Problem(f"malformed header line {_show(line)}")
-        if name.strip().lower() != b"content-length":
-            continue
-        value = value.strip()
-        if not _DIGITS.fullmatch(value):
-            return Problem(f"invalid Content-Length {_show(value)}")
-        if len(value) > 20 or int(value) > max_body:
-            return Problem(f"Content-Length {_show(value)} is over the limit of {max_body} bytes")
-        length = int(value)
+            return Problem(f"malformed header line {_show(line)}"), start
+        if name.strip().lower() == b"content-length":
+            value = value.strip()
+            if not _DIGITS.fullmatch(value):
+                return Problem(f"invalid Content-Length {_show(value)}"), start
+            if len(value) > 20 or int(value) > max_body:
+                problem = f"Content-Length {_show(value)} is over the limit of {max_body} bytes"
+                return Problem(problem), start
+            length = int(value)
+        start = end + 1
     if length is None:
-        return Problem("header block without Content-Length")
-    return length
+        return Problem("header block without Content-Length"), -1
+    return length, 0
+
+
+def _line_end(block: bytes, start: int) -> int:
+    """Where the line starting at ``start`` ends (its ``\\n``, or the block's end)."""
+    end = block.find(b"\n", start)
+    return len(block) if end < 0 else end
 
 
 def _show(data: bytes) -> str:
