@@ -215,14 +215,23 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     commands.add_parser("schema", help="print the JSON schema of the piSimpleSnippets settings")
     mcp_cmd = commands.add_parser(
-        "mcp",
-        help="serve the snippets to MCP agents on stdio",
-        description="Serve the snippets as a Model Context Protocol server on stdin/stdout: "
-        "one prompt and one snippet:// resource per snippet, and the tools expand_snippets, "
-        "list_snippets, get_snippet. docs/mcp.md of https://github.com/pi-snippets/pi-snippets-lsp",
+        "mcp", help="serve the snippets to MCP agents on stdio", description=MCP_DESCRIPTION
     )
     _add_settings_options(mcp_cmd, sub=True)
-    mcp_cmd.add_argument(
+    _add_mcp_options(mcp_cmd, max_message_size=argparse.SUPPRESS)
+    _add_agent_commands(commands)
+    return parser
+
+
+MCP_DESCRIPTION: Final = (
+    "Serve the snippets as a Model Context Protocol server on stdin/stdout: "
+    "one prompt and one snippet:// resource per snippet, and the tools expand_snippets, "
+    "list_snippets, get_snippet. docs/mcp.md of https://github.com/pi-snippets/pi-snippets-lsp"
+)
+
+
+def _add_mcp_options(parser: argparse.ArgumentParser, *, max_message_size: object) -> None:
+    parser.add_argument(
         "--poll-interval",
         type=float,
         default=1.0,
@@ -230,14 +239,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds between looks at the settings files (default 1; at least 0.25; "
         "0 stops watching)",
     )
-    mcp_cmd.add_argument(
+    parser.add_argument(
         "--max-message-size",
         type=_positive(int),
-        default=argparse.SUPPRESS,
+        default=max_message_size,
         metavar="BYTES",
         help="the longest message line; a longer one is refused (default 64 MiB)",
     )
-    _add_agent_commands(commands)
+
+
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size``'s width: ``$COLUMNS``, else stdout's terminal, or 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's own layout and width, without the ``shutil`` import (and compressors)
+    argparse makes for every option it adds, help asked for or not."""
+    return argparse.HelpFormatter(prog, width=_terminal_columns() - 2)
+
+
+def build_mcp_parser() -> argparse.ArgumentParser:
+    """``pi-snippets-lsp mcp ...`` alone, giving what ``build_parser`` gives for a command
+    line that starts with ``mcp`` (no option before the command name).
+
+    Agents spawn this command and offer only the servers that answered within a moment
+    (docs/mcp.md): ``main`` parses such a command line without building every other
+    command's parser first.
+    """
+    parser = argparse.ArgumentParser(
+        prog="pi-snippets-lsp mcp", description=MCP_DESCRIPTION, formatter_class=_formatter
+    )
+    _add_settings_options(parser)
+    _add_mcp_options(parser, max_message_size=Limits().max_body)
+    parser.set_defaults(command="mcp", verbose=0, log_file=None)
     return parser
 
 
@@ -402,6 +446,9 @@ def run_schema() -> int:
 
 def run_mcp(args: argparse.Namespace) -> int:
     """``mcp``: the MCP server (standard library only: no protocol SDK to import)."""
+    from pi_snippets_lsp.mcp import import_asyncio_without_tls  # noqa: PLC0415
+
+    import_asyncio_without_tls()
     from pi_snippets_lsp.mcp.live import McpFlags  # noqa: PLC0415 (only when serving)
     from pi_snippets_lsp.mcp.server import serve  # noqa: PLC0415 (only this command needs it)
 
@@ -489,9 +536,17 @@ def _each_message_looked_up_once() -> Iterator[None]:
         names["_"] = translate
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line as ``build_parser`` reads it; one that starts with ``mcp`` is
+    read by ``build_mcp_parser`` alone (the same values, sooner)."""
     with _each_message_looked_up_once():
-        args = build_parser().parse_args(argv)
+        if list(argv[:1]) == ["mcp"]:
+            return build_mcp_parser().parse_args(argv[1:])
+        return build_parser().parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_command_line(sys.argv[1:] if argv is None else argv)
     if args.command not in SHELL_COMMANDS or args.verbose or args.log_file:
         _setup_logging(args)
     if args.command == "expand":

@@ -193,6 +193,42 @@ def test_the_mcp_server_loads_neither_the_sdk_nor_pydantic() -> None:
     assert not roots & {"pygls", "lsprotocol"}
 
 
+def test_the_mcp_command_loads_no_tls_and_no_shutil(tmp_path: Path) -> None:
+    """``pi-snippets-lsp mcp`` serves stdio alone, and agents offer only the servers that
+    answered within a moment of their start: it runs its event loop without ``ssl``
+    (OpenSSL's load, which ``asyncio`` makes only to offer TLS), reads its command line
+    without ``shutil`` (and the compressors it loads), and still serves."""
+    settings = PACKAGE.parents[1] / "examples" / "settings.json"
+    code = (
+        "import json, os, sys; end = os._exit\n"
+        "def report(code):\n"
+        "    print(json.dumps(sorted(sys.modules)), flush=True); end(code)\n"
+        "os._exit = report\n"
+        "from pi_snippets_lsp.cli import main\n"
+        f"main(['mcp', '--settings', {str(settings)!r}])"
+    )
+    hello = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    }
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(request) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    answer, modules = done.stdout.splitlines()
+    assert json.loads(answer)["result"]["serverInfo"]["name"] == "pi-snippets"
+    loaded = set(json.loads(modules))
+    assert "asyncio" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in {"ssl", "_ssl", "shutil", "bz2", "lzma"}}
+
+
 def test_integration_backends_need_no_optional_library() -> None:
     # Each integration's library is an optional extra: only its own module imports it.
     modules = imported_after("import pi_snippets_lsp.integrations.backend")

@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pi_snippets_lsp.cli import build_parser
+import pytest
+
+from pi_snippets_lsp.cli import build_parser, parse_command_line
 
 CLIENT = {"name": "test", "version": "0"}
 
@@ -34,6 +36,33 @@ def test_the_mcp_command_takes_a_line_cap() -> None:
     args = build_parser().parse_args(["mcp", "--max-message-size", "4096"])
     assert args.max_message_size == 4096
     assert build_parser().parse_args(["--max-message-size", "5", "mcp"]).max_message_size == 5
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["mcp"],
+        ["mcp", "--settings", "s.json", "--project", "p", "--trust-project"],
+        ["mcp", "--poll-interval", "0", "--max-message-size", "4096"],
+    ],
+)
+def test_the_mcp_parser_alone_reads_a_command_line_as_the_whole_one(argv: list[str]) -> None:
+    # ``main`` parses a command line that starts with ``mcp`` with the MCP parser alone.
+    alone = vars(parse_command_line(argv))
+    whole = vars(build_parser().parse_args(argv))
+    assert alone == {key: whole[key] for key in alone}
+    assert {"command", "verbose", "log_file", "max_message_size", "poll_interval"} <= set(alone)
+
+
+@pytest.mark.parametrize("argv", [["mcp", "--poll-interval", "x"], ["mcp", "--stdio"]])
+def test_the_mcp_parser_alone_refuses_what_the_whole_one_does(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    for parse in (parse_command_line, build_parser().parse_args):
+        with pytest.raises(SystemExit) as exited:
+            parse(argv)
+        assert exited.value.code == 2
+    assert "pi-snippets-lsp mcp: error:" in capsys.readouterr().err
 
 
 def test_without_the_sdk_the_mcp_command_serves(tmp_path: Path) -> None:
