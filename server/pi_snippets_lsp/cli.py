@@ -219,7 +219,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_settings_options(mcp_cmd, sub=True)
     _add_mcp_options(mcp_cmd, max_message_size=argparse.SUPPRESS)
-    _add_agent_commands(commands)
+    from pi_snippets_lsp.agents.arguments import add_agent_commands  # noqa: PLC0415
+
+    add_agent_commands(commands, _add_settings_options)
     return parser
 
 
@@ -283,44 +285,6 @@ def build_mcp_parser() -> argparse.ArgumentParser:
     _add_mcp_options(parser, max_message_size=Limits().max_body)
     parser.set_defaults(command="mcp", verbose=0, log_file=None)
     return parser
-
-
-def _add_agent_commands(commands: Any) -> None:
-    """``hook`` and ``setup`` (docs/agents.md): the coding agents' prompt boxes and
-    config files. Their code is in ``pi_snippets_lsp.agents``, imported when run."""
-    hook_cmd = commands.add_parser(
-        "hook",
-        help="answer a coding agent's prompt hook: the prompt's %%name markers expanded",
-        description="Read the agent's hook input (JSON) on stdin and answer in its hook "
-        "format on stdout: the prompt expanded (a rewrite where the agent allows one, "
-        "else context for the model). No known marker: no output. Always exits 0: a "
-        "problem is a warning the agent shows, never a blocked prompt. See docs/agents.md.",
-    )
-    hook_cmd.add_argument("agent", metavar="AGENT", help="claude-code, codex or gemini")
-    _add_settings_options(hook_cmd, sub=True)
-    setup_cmd = commands.add_parser(
-        "setup",
-        help="add the MCP server (and the prompt hook) to a coding agent's config file",
-        description="Merge the pi-snippets MCP server, and the prompt hook where the agent "
-        "has one, into the agent's own config file, keeping everything else byte for byte. "
-        "See docs/agents.md.",
-    )
-    setup_cmd.add_argument(
-        "agent",
-        metavar="AGENT",
-        choices=("claude-code", "gemini", "codex", "vscode", "cursor", "zed", "opencode"),
-        help="claude-code, gemini, codex, vscode, cursor, zed or opencode",
-    )
-    setup_cmd.add_argument(
-        "--project",
-        dest="project_scope",
-        action="store_true",
-        help="the project's config file in the current directory (default: your user's)",
-    )
-    setup_cmd.add_argument(
-        "--dry-run", action="store_true", help="print the change as a diff; write nothing"
-    )
-    setup_cmd.add_argument("--remove", action="store_true", help="take back what setup added")
 
 
 def _request(args: argparse.Namespace) -> LoadRequest:

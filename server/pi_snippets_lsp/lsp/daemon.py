@@ -48,6 +48,16 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from pi_snippets_lsp.lsp.daemon_auth import allowed_hosts, handshake_refusal
+from pi_snippets_lsp.lsp.daemon_streams import (
+    SocketWriter,
+    StuckError,
+    WebSocketWriter,
+    abort,
+    room_in,
+    set_max_message,
+    stream_pacer,
+    ws_pacer,
+)
 from pi_snippets_lsp.lsp.limits import ThrottledLog
 from pi_snippets_lsp.lsp.session import ServerFlags
 from pi_snippets_lsp.lsp.signals import on_reload_signal, on_stop_signals
@@ -91,10 +101,6 @@ class Listen:
     token_file: Path | None = None
     #: ``--allow-origin``: web origins a ``--ws`` handshake may come from.
     allow_origins: tuple[str, ...] = ()
-
-
-class StuckError(Exception):
-    """A connection whose answers have not left for ``stuck_timeout`` seconds."""
 
 
 class Daemon:
@@ -361,10 +367,10 @@ class Daemon:
                 if connection is None:
                     if not data:  # a probe: connected and closed
                         break
-                    connection = Channel(self.flags, _SocketWriter(writer), name, token=self.token)
+                    connection = Channel(self.flags, SocketWriter(writer), name, token=self.token)
                     self._track(connection)
-                    pace = _stream_pacer(connection, writer, self.limits)
-                    connection.has_room = _room_in(writer.transport, self.limits.max_unsent)
+                    pace = stream_pacer(connection, writer, self.limits)
+                    connection.has_room = room_in(writer.transport, self.limits.max_unsent)
                 if not data:
                     connection.end_of_stream()
                     break
@@ -456,12 +462,12 @@ class Daemon:
         name = f"ws {address[0]}:{address[1]}" if address else "ws"
         untrack = self._task()
         key = object()
-        self.strangers[key] = lambda: _abort(websocket)
-        writer = _WebSocketWriter(websocket, self.limits.max_unsent)
+        self.strangers[key] = lambda: abort(websocket)
+        writer = WebSocketWriter(websocket, self.limits.max_unsent)
         connection = Channel(self.flags, writer, name, framed=False, token=self.token)
         self._track(connection)
         deadline = asyncio.get_running_loop().time() + self.limits.initialize_timeout
-        pace = _ws_pacer(connection, writer, self.limits)
+        pace = ws_pacer(connection, writer, self.limits)
         connection.has_room = writer.room.is_set
         try:
             while not connection.ended.done():
@@ -472,7 +478,7 @@ class Daemon:
                 connection.receive(body)
                 if connection.admitted.is_set() and key in self.strangers:
                     del self.strangers[key]
-                    _set_max_message(websocket, self.limits.max_body)
+                    set_max_message(websocket, self.limits.max_body)
                 await pace()
         except StuckError:
             self._stuck(name)
@@ -487,99 +493,6 @@ class Daemon:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer.task, CLOSE_TIMEOUT)
             untrack()
-
-
-# --------------------------------------------------------------------------- writers
-
-
-class _SocketWriter:
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self.writer = writer
-
-    def write(self, data: bytes) -> None:
-        if not self.writer.is_closing():
-            self.writer.write(data)
-
-    def close(self) -> None:
-        if not self.writer.is_closing():
-            self.writer.close()
-
-
-class _WebSocketWriter:
-    """One text message per JSON-RPC message, sent in order by one task; ``unsent`` counts
-    the bytes queued, ``room`` is set while they are at most half the limit."""
-
-    def __init__(self, websocket: Any, max_unsent: int) -> None:
-        self.websocket = websocket
-        self.max_unsent = max_unsent
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self.unsent = 0
-        self.room = asyncio.Event()
-        self.room.set()
-        self.closed = False
-        self.task = asyncio.ensure_future(self._send_all())
-
-    def write(self, data: bytes) -> None:
-        if not self.closed:
-            self.unsent += len(data)
-            if self.unsent > self.max_unsent:
-                self.room.clear()
-            self.queue.put_nowait(data)
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self.queue.put_nowait(None)
-
-    async def _send_all(self) -> None:
-        try:
-            while (data := await self.queue.get()) is not None:
-                await self.websocket.send(data.decode("utf-8"))
-                self.unsent -= len(data)
-                if self.unsent <= self.max_unsent // 2:
-                    self.room.set()
-        except Exception as exc:  # the connection is gone: nothing left to send to
-            log.info("websocket send failed: %s", exc)
-        finally:
-            self.closed = True
-            self.room.set()
-            with contextlib.suppress(Exception):
-                await self.websocket.close()
-            while not self.queue.empty():
-                self.queue.get_nowait()
-
-
-# --------------------------------------------------------------------------- backpressure
-
-
-def _stream_pacer(
-    connection: Channel, writer: asyncio.StreamWriter, limits: Any
-) -> Callable[[], Awaitable[None]]:
-    transport = writer.transport
-
-    async def pace() -> None:
-        await connection.room_for_more()
-        if transport.get_write_buffer_size() > limits.max_unsent:
-            try:  # drain() waits while the transport is past its high-water mark
-                await asyncio.wait_for(writer.drain(), limits.stuck_timeout)
-            except TimeoutError:
-                raise StuckError from None
-
-    return pace
-
-
-def _ws_pacer(
-    connection: Channel, writer: _WebSocketWriter, limits: Any
-) -> Callable[[], Awaitable[None]]:
-    async def pace() -> None:
-        await connection.room_for_more()
-        if not writer.room.is_set():
-            try:
-                await asyncio.wait_for(writer.room.wait(), limits.stuck_timeout)
-            except TimeoutError:
-                raise StuckError from None
-
-    return pace
 
 
 # --------------------------------------------------------------------------- helpers
@@ -618,25 +531,6 @@ def _clear_stale_socket(path: Path) -> None:
     finally:
         probe.close()
     raise UnsafeFolderError(f"cannot listen on {path}: another server is listening there")
-
-
-def _room_in(transport: asyncio.WriteTransport, max_unsent: int) -> Callable[[], bool]:
-    """Whether what ``transport`` has not sent yet leaves room for more."""
-    return lambda: transport.get_write_buffer_size() <= max_unsent
-
-
-def _abort(websocket: Any) -> None:
-    with contextlib.suppress(Exception):
-        websocket.transport.abort()
-
-
-def _set_max_message(websocket: Any, size: int) -> None:
-    """The largest message a WebSocket connection takes from now on (websockets reads
-    its protocol's limit at each frame: ``max_message_size`` since 15, ``max_size``
-    before)."""
-    protocol = websocket.protocol
-    name = "max_message_size" if hasattr(protocol, "max_message_size") else "max_size"
-    setattr(protocol, name, size)
 
 
 def _stream_name(kind: Kind, writer: asyncio.StreamWriter) -> str:
