@@ -116,7 +116,7 @@ def snippet_insertion(text: str | None, name: str, value: str, path: str) -> Ins
             f"at character {surrogate.start()}); not saved"
         )
     insertion = _insertion(text, name, normalize_newlines(value), path)
-    size = len(insertion.text.encode("utf-8", "surrogatepass"))
+    size = len(insertion.text.encode(errors="surrogatepass"))  # UTF-8, str.encode's own
     if size > MAX_SETTINGS_BYTES:
         raise SaveSnippetError(
             f"saving it would make {path} {size / (1 << 20):.1f} MiB, over the 16 MiB limit "
@@ -241,7 +241,11 @@ class _Style:
 
 
 def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return json.dumps(
+        value,
+        ensure_ascii=False,  # pragma: no mutate (None is as false: the same text)
+        separators=(", ", ": "),
+    )
 
 
 #: The style of a JSON file, for other modules that edit one (``agents.jsonedit``).
