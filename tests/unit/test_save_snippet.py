@@ -373,3 +373,23 @@ def test_a_refused_save_says_exactly_why(text: str | None, value: str, message: 
     with pytest.raises(SaveSnippetError) as caught:
         snippet_insertion(text, "new", value, "/s.json")
     assert str(caught.value) == message
+
+
+def test_a_save_of_exactly_the_read_limit_is_written() -> None:
+    """16 MiB is the largest file read back: a save that makes it exactly that is made."""
+    overhead = len(snippet_insertion(None, "b", "", "/s.json").text.encode())
+    value = "y" * (16 * 1024 * 1024 - overhead)
+    assert len(snippet_insertion(None, "b", value, "/s.json").text.encode()) == 16 * 1024 * 1024
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r"])
+def test_an_object_on_the_line_after_a_leading_line_break_keeps_its_indentation(
+    newline: str,
+) -> None:
+    """The first line break of the file (at offset 0) ends the line before the object's."""
+    text = f'{newline}  {{"piSimpleSnippets": {{"snippets": {{}}}}{newline}  }}'
+    after = snippet_insertion(text, "new", "x", "/s.json").text
+    assert after == (
+        f'{newline}  {{"piSimpleSnippets": {{"snippets": {{{newline}    "new": "x"{newline}  }}}}'
+        f"{newline}  }}"
+    )
