@@ -121,3 +121,20 @@ def test_websocket_handshakes(host: str | None, origin: str | None, refused: boo
 )
 def test_the_hosts_a_handshake_may_name(listen: str, extra: set[str]) -> None:
     assert allowed_hosts(listen, 9) == {"127.0.0.1:9", "localhost:9", "[::1]:9", *extra}
+
+
+def test_a_refusal_names_the_header_and_what_was_sent() -> None:
+    assert handshake_refusal("evil.example:2087", None, HOSTS, []) == (
+        "Host 'evil.example:2087' is not an address this server listens on"
+    )
+    assert handshake_refusal(None, None, HOSTS, []) == (
+        "Host None is not an address this server listens on"
+    )
+    assert handshake_refusal("127.0.0.1:2087", "https://evil.example", HOSTS, []) == (
+        "Origin 'https://evil.example' is not allowed (see --allow-origin)"
+    )
+
+
+def test_blanks_around_a_host_or_an_origin_are_ignored() -> None:
+    origins = ["https://ok.example"]
+    assert handshake_refusal(" 127.0.0.1:2087\t", " https://ok.example ", HOSTS, origins) is None

@@ -56,6 +56,10 @@ def test_encode_is_compact_utf8_counted_in_bytes() -> None:
             id="content-type-first",
         ),
         pytest.param(b"Content-Length: 2\n\n", id="bare-newlines"),
+        pytest.param(
+            b"Content-Length: 2\r\nContent-Type: x\r\nX-Other: y\r\n\r\n",
+            id="content-length-first-then-two-more",
+        ),
     ],
 )
 def test_header_names_are_case_insensitive_and_other_headers_ignored(header: bytes) -> None:
@@ -530,3 +534,17 @@ def test_recovery_from_garbage_is_linear_in_its_size(line: bytes) -> None:
     large = _work(line * (262_144 // len(line)))
     assert large[0] <= 20 * max(small[0], 1) + 65536, (small, large)
     assert large[0] <= 4 * 262_144
+
+
+def test_a_header_whose_name_only_ends_in_content_length_is_no_length() -> None:
+    """``X-Content-Length`` in a later line of a block without Content-Length: the block
+    is a problem, and nothing in it is read as a header (the body behind it is not)."""
+    out = decode(b"A: b\r\nX-Content-Length: 2\r\n\r\n{}")
+    assert out == [Problem("header block without Content-Length")]
+
+
+def test_an_empty_line_at_the_end_of_a_block_is_a_malformed_line() -> None:
+    """LF, then CRLF CRLF: the block's last line is empty, and an empty header line is
+    malformed, not skipped (the body is not read as this block's)."""
+    out = decode(b"Content-Length: 2\n\r\n\r\n{}")
+    assert out == [Problem("malformed header line ''")]

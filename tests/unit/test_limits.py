@@ -113,3 +113,27 @@ def test_the_event_loop_handler_logs_the_message_and_the_exception_throttled(
         "Task was destroyed",
         "unexpected error in the event loop: ValueError: bad",
     ]
+
+
+def test_a_raised_poll_interval_says_what_was_asked_and_what_is_used() -> None:
+    assert poll_interval_within(1e-6, 0.25) == (
+        0.25,
+        "initializationOptions.pollInterval is at least 0.25 seconds, not 1e-06; using 0.25",
+    )
+
+
+def test_folders_over_the_limit_say_how_many_and_which_are_read() -> None:
+    folders = [f"/f{i}" for i in range(5)]
+    assert folders_within(folders, 3) == (
+        folders[:3],
+        "5 workspace folders, more than the limit of 3; reading the settings of the first 3 only",
+    )
+
+
+def test_the_minimum_is_the_one_given() -> None:
+    """``--min-poll-interval 1``: half a second is raised to 1, 2 seconds stay."""
+    assert poll_interval_within(0.5, 1.0) == (
+        1.0,
+        "initializationOptions.pollInterval is at least 1 seconds, not 0.5; using 1",
+    )
+    assert poll_interval_within(2.0, 1.0) == (2.0, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import subprocess
 from pathlib import Path
@@ -203,8 +204,12 @@ def test_the_disks_error_is_the_one_reported_when_nothing_can_be_removed(
         no_hard_links(monkeypatch)
         failing(monkeypatch, "replace", OSError(errno.EIO, "Input/output error"))
     failing(monkeypatch, "unlink", OSError(errno.EACCES, "Permission denied"))
+    path = tmp_path / "settings.json"
     with pytest.raises(OSError, match="Input/output error"):
-        write_settings_file(tmp_path / "settings.json", "{}")
+        write_settings_file(path, "{}")
+    if not links:  # the name claimed, not given back: an empty file as private as any
+        assert path.read_bytes() == b""
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
 NOBODY = 65534
@@ -259,7 +264,10 @@ def test_a_crash_mid_write_leaves_a_temporary_the_next_write_removes(tmp_path: P
         finally:
             os._exit(1)
     os.waitpid(pid, 0)
-    assert [n for n in listing(tmp_path) if n.endswith(".tmp")], "the crash left its file"
+    # Named after the writer's pid and 8 random hex digits: what the next write reads.
+    leftovers = [n for n in listing(tmp_path) if n.endswith(".tmp")]
+    assert len(leftovers) == 1, "the crash left its file"
+    assert re.fullmatch(rf"\.settings\.json\.{pid}\.[0-9a-f]{{8}}\.tmp", leftovers[0])
     write_settings_file(tmp_path / "settings.json", "{}")
     assert listing(tmp_path) == ["settings.json"]
 
@@ -304,8 +312,18 @@ def test_a_folder_another_user_made_is_never_written_into(tmp_path: Path, kind: 
     else:
         target.symlink_to(theirs)
     as_root_chown(target, NOBODY)
-    with pytest.raises(SettingsWriteError, match=r"another user \(uid 65534\)"):
+    with pytest.raises(SettingsWriteError, match=r"another user \(uid 65534\)") as raised:
         write_settings_file(target / "settings.json", "{}")
+    if kind == "folder":
+        assert str(raised.value) == (
+            f"{target} belongs to another user (uid 65534), who could read and replace the "
+            "settings file; not written"
+        )
+    else:
+        assert str(raised.value) == (
+            f"{target} is a symbolic link of another user (uid 65534); not writing {target} "
+            "through it"
+        )
     with pytest.raises(SettingsWriteError, match=r"another user \(uid 65534\)"):
         write_settings_file(target / "b" / "settings.json", "{}")
     assert listing(theirs) == []
@@ -318,8 +336,14 @@ def test_a_folder_others_may_write_to_without_the_sticky_bit_is_refused(
     open_folder = tmp_path / "open"
     open_folder.mkdir()
     os.chmod(open_folder, 0o777)
-    with pytest.raises(SettingsWriteError, match=r"writable by other users \(mode 0777\)"):
+    with pytest.raises(
+        SettingsWriteError, match=r"writable by other users \(mode 0777\)"
+    ) as raised:
         write_settings_file(open_folder / "settings.json", "{}")
+    assert str(raised.value) == (
+        f"{open_folder} is writable by other users (mode 0777), who could replace the "
+        "settings file; not written"
+    )
     assert listing(open_folder) == []
 
 
@@ -396,3 +420,86 @@ def test_our_own_symbolic_link_on_the_way_is_followed(tmp_path: Path) -> None:
     (tmp_path / "link").symlink_to(real)
     write_settings_file(tmp_path / "link" / "a" / "settings.json", "{}")
     assert (real / "a" / "settings.json").read_text() == "{}"
+
+
+def test_leftovers_of_other_files_stay(tmp_path: Path) -> None:
+    """Only ``.settings.json.PID.HEX.tmp`` is a leftover of a write to ``settings.json``:
+    not another file's of a name as long, nor one of its own prefix not ending ``.tmp``."""
+    pid = dead_pid()
+    others = [f".snippets.json.{pid}.0123abcd.tmp", f".settings.json.{pid}.0123abcd.bak"]
+    for name in others:
+        (tmp_path / name).write_text("{")
+    safe_write.remove_stale_temporaries(tmp_path / "settings.json")
+    assert listing(tmp_path) == sorted(others)
+
+
+def test_every_leftover_of_an_ended_process_goes_whatever_comes_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name kept (no pid) or gone meanwhile (another writer removed it between the
+    listing and the look) does not end the sweep: the leftovers after it go."""
+    pid = dead_pid()
+    no_pid = ".settings.json.abc.0123abcd.tmp"
+    vanished = f".settings.json.{pid}.00000000.tmp"
+    stale = f".settings.json.{pid}.0123abcd.tmp"
+    for name in (no_pid, stale):
+        (tmp_path / name).write_text("{")
+    with monkeypatch.context() as patch:  # the order a folder lists in is the file system's
+        patch.setattr(safe_write.os, "listdir", lambda folder: [no_pid, vanished, stale])
+        safe_write.remove_stale_temporaries(tmp_path / "settings.json")
+    assert listing(tmp_path) == [no_pid]
+
+
+def acting_as_another_user(monkeypatch: pytest.MonkeyPatch, *owned: Path) -> None:
+    """This process as a user who is not root (CI runs as root): ``owned`` become that
+    user's, and ``os.geteuid`` answers that user's uid."""
+    if os.geteuid() == 0:
+        for path in owned:
+            os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+        monkeypatch.setattr(safe_write.os, "geteuid", lambda: NOBODY)
+
+
+@pytest.mark.parametrize("missing", [False, True], ids=["folder exists", "folder made"])
+def test_a_folder_of_the_user_who_is_not_root_is_written_into(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, missing: bool
+) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    acting_as_another_user(monkeypatch, mine)
+    safe_write.make_private_folders(mine / "new" if missing else mine)
+    assert (mine / "new").is_dir() == missing
+
+
+def test_root_s_folders_and_symbolic_links_are_trusted_by_any_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Root can replace any file anyway: root's folder, or root's symbolic link on the
+    way, is no risk to another user's settings."""
+    if os.geteuid() != 0:
+        pytest.skip("making a file of root needs root")
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    monkeypatch.setattr(safe_write.os, "geteuid", lambda: NOBODY)
+    safe_write.make_private_folders(tmp_path / "link")
+
+
+def test_a_private_folder_another_user_made_meanwhile_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Made between our look and our mkdir by another user, even 0700: theirs, refused."""
+    real_mkdir = os.mkdir
+
+    def mkdir(path: Path, mode: int = 0o777) -> None:
+        real_mkdir(path, 0o700)
+        as_root_chown(path, NOBODY)
+        raise FileExistsError(errno.EEXIST, "File exists")
+
+    monkeypatch.setattr(safe_write.os, "mkdir", mkdir)
+    new = tmp_path / "new"
+    with pytest.raises(SettingsWriteError) as raised:
+        write_settings_file(new / "settings.json", "{}")
+    assert str(raised.value) == (
+        f"{new} appeared meanwhile and is not this user's private folder; not written"
+    )
+    assert listing(new) == []

@@ -347,3 +347,49 @@ def test_a_save_that_would_outgrow_the_read_limit_is_refused() -> None:
     with pytest.raises(SaveSnippetError, match="over the 16 MiB limit"):
         snippet_insertion(text, "b", "y" * 200, "/s.json")
     assert snippet_insertion(text, "b", "y", "/s.json").text.endswith('"y"}}}')
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "message"),
+    [
+        pytest.param('{\n  "a": 1,\n  x\n}', "x", "/s.json is not valid JSON (Expected "
+                     "double-quoted property name at line 3 column 3); fix it first", id="bad"),
+        pytest.param("[1]", "x", "/s.json must hold a JSON object; fix it first", id="array"),
+        pytest.param('{"piSimpleSnippets": 5}', "x",
+                     '"piSimpleSnippets" in /s.json is not an object; fix it first',
+                     id="namespace"),
+        pytest.param('{"piSimpleSnippets": {"snippets": []}}', "x",
+                     '"piSimpleSnippets.snippets" in /s.json is not an object; fix it first',
+                     id="table"),
+        pytest.param(None, "a\udfffb", "the text is not valid Unicode (a lone surrogate "
+                     "U+DFFF at character 1); not saved", id="surrogate"),
+        pytest.param('{"piSimpleSnippets": {"snippets": {"a": "' + "x" * (16 * 1024 * 1024 - 100)
+                     + '"}}}', "y" * 200, "saving it would make /s.json 16.0 MiB, over the 16 "
+                     "MiB limit of a settings file (it could not be read back); not saved",
+                     id="too large"),
+    ],
+)  # fmt: skip
+def test_a_refused_save_says_exactly_why(text: str | None, value: str, message: str) -> None:
+    with pytest.raises(SaveSnippetError) as caught:
+        snippet_insertion(text, "new", value, "/s.json")
+    assert str(caught.value) == message
+
+
+def test_a_save_of_exactly_the_read_limit_is_written() -> None:
+    """16 MiB is the largest file read back: a save that makes it exactly that is made."""
+    overhead = len(snippet_insertion(None, "b", "", "/s.json").text.encode())
+    value = "y" * (16 * 1024 * 1024 - overhead)
+    assert len(snippet_insertion(None, "b", value, "/s.json").text.encode()) == 16 * 1024 * 1024
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r"])
+def test_an_object_on_the_line_after_a_leading_line_break_keeps_its_indentation(
+    newline: str,
+) -> None:
+    """The first line break of the file (at offset 0) ends the line before the object's."""
+    text = f'{newline}  {{"piSimpleSnippets": {{"snippets": {{}}}}{newline}  }}'
+    after = snippet_insertion(text, "new", "x", "/s.json").text
+    assert after == (
+        f'{newline}  {{"piSimpleSnippets": {{"snippets": {{{newline}    "new": "x"{newline}  }}}}'
+        f"{newline}  }}"
+    )

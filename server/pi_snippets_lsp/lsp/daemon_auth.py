@@ -74,7 +74,8 @@ def _same(given: object, token: str) -> bool:
     """Compared in constant time: the answer's timing tells nothing about the token."""
     if not isinstance(given, str):
         return False
-    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), token.encode("utf-8"))
+    # UTF-8, the codec str.encode uses unless told (a lone surrogate: compared, unequal).
+    return hmac.compare_digest(given.encode(errors="surrogatepass"), token.encode())
 
 
 def allowed_hosts(listen_host: str, port: int) -> frozenset[str]:

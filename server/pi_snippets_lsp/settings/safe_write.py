@@ -49,7 +49,7 @@ class SettingsWriteError(ValueError):
 def encoded_settings(text: str, path: Path) -> bytes:
     """``text`` as the UTF-8 bytes of a settings file, or ``SettingsWriteError``."""
     try:
-        data = text.encode("utf-8")
+        data = text.encode("utf-8")  # pragma: no mutate (a codec name: "UTF-8" is the same)
     except UnicodeEncodeError as exc:
         raise SettingsWriteError(
             f"the text for {path} is not valid Unicode (a lone surrogate at character "
@@ -155,7 +155,7 @@ def remove_stale_temporaries(path: Path) -> None:
     for name in names:
         if not (name.startswith(prefix) and name.endswith(".tmp")):
             continue
-        pid_text = name[len(prefix) :].split(".", 1)[0]
+        pid_text = name[len(prefix) :].partition(".")[0]
         if not pid_text.isdigit() or _running(int(pid_text)):
             continue
         with contextlib.suppress(OSError):

@@ -72,7 +72,8 @@ def derive_name(text: str, taken: Collection[str]) -> str:
     """A valid name from the first words of ``text`` that is not in ``taken``."""
     slug = name_slug(text[:_NAME_SCAN]) or ""
     words = [w for w in _NAME_PART.split(slug) if w][:NAME_WORDS]
-    base = "-".join(words)[:NAME_LIMIT].strip("-") or FALLBACK_NAME
+    # (A slug is lowercase: stripping "X" as well changes nothing.)
+    base = "-".join(words)[:NAME_LIMIT].strip("-") or FALLBACK_NAME  # pragma: no mutate
     name, number = base, 2
     while name in taken:
         name, number = f"{base}-{number}", number + 1
@@ -116,7 +117,7 @@ def snippet_insertion(text: str | None, name: str, value: str, path: str) -> Ins
             f"at character {surrogate.start()}); not saved"
         )
     insertion = _insertion(text, name, normalize_newlines(value), path)
-    size = len(insertion.text.encode("utf-8", "surrogatepass"))
+    size = len(insertion.text.encode(errors="surrogatepass"))  # UTF-8, str.encode's own
     if size > MAX_SETTINGS_BYTES:
         raise SaveSnippetError(
             f"saving it would make {path} {size / (1 << 20):.1f} MiB, over the 16 MiB limit "
@@ -181,9 +182,9 @@ class _Style:
             if inner.startswith(outer) and len(inner) > len(outer):
                 indent = inner[len(outer) :]
                 break
-        return cls(
-            match.group() if match else "\n", indent or _DEFAULT_INDENT, colon or _DEFAULT_COLON
-        )
+        # (A text without a line break stays on one line: its newline is never written.)
+        newline = match.group() if match else "\n"  # pragma: no mutate
+        return cls(newline, indent or _DEFAULT_INDENT, colon or _DEFAULT_COLON)
 
     def member(self, key: str, value: object, indent: str | None) -> str:
         return _json(key) + self.colon + self.value(value, indent)
@@ -241,7 +242,9 @@ class _Style:
 
 
 def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    # json.dumps's own separators without an indent: ", " and ": " (only scalars and flat
+    # arrays of scalars come here).
+    return json.dumps(value, ensure_ascii=False)  # pragma: no mutate (None is as false)
 
 
 #: The style of a JSON file, for other modules that edit one (``agents.jsonedit``).
@@ -257,6 +260,8 @@ def _line_indent(text: str, offset: int) -> str:
     """The spaces and tabs that begin the line holding ``offset``."""
     start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
     end = start
-    while end < len(text) and text[end] in " \t":
+    # (The line holds JSON: blanks, then the token at ``offset``, never an "X"; the scan
+    # stops at that token, before the text's end.)
+    while end < len(text) and text[end] in " \t":  # pragma: no mutate
         end += 1
     return text[start:end]

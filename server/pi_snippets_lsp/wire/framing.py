@@ -59,7 +59,12 @@ def frame(body: bytes) -> bytes:
 
 def encode(message: Mapping[str, Any]) -> bytes:
     """One message as a frame: compact UTF-8 JSON behind its ``Content-Length``."""
-    return frame(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    text = json.dumps(
+        message,
+        ensure_ascii=False,  # pragma: no mutate (None is as false: the same text)
+        separators=(",", ":"),
+    )
+    return frame(text.encode())  # UTF-8, str.encode's own
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +87,11 @@ class FrameDecoder:
         self.max_header = max_header
         self._buffer = bytearray()
         self._length: int | None = None
-        self._resync = False
+        self._resync = False  # pragma: no mutate (None: only ever tested for truth)
         #: Bytes at the front of the buffer already searched for the empty line that ends
         #: a header block, and found not to start one: never searched again.
-        self._searched = 0
+        # (From 1 alike: byte 0 never starts an empty line, leading ones are dropped first.)
+        self._searched = 0  # pragma: no mutate (see above)
 
     @property
     def pending(self) -> int:
@@ -98,7 +104,7 @@ class FrameDecoder:
     def _drop(self, count: int) -> None:
         """Drop ``count`` bytes from the front of the buffer."""
         del self._buffer[:count]
-        self._searched = max(0, self._searched - count)
+        self._searched = max(0, self._searched - count)  # pragma: no mutate (1 alike: __init__)
 
     def frames(self) -> Iterator[bytes | Problem]:
         while True:
@@ -127,11 +133,10 @@ class FrameDecoder:
         if match is None:
             # Keep a tail that may be the start of a header split across reads.
             keep = len(b"content-length") + 16
-            if len(self._buffer) > keep:
-                self._drop(len(self._buffer) - keep)
+            self._drop(max(0, len(self._buffer) - keep))
             return False
         self._drop(match.start())
-        self._resync = False
+        self._resync = False  # pragma: no mutate (None: only ever tested for truth)
         return True
 
     def _read_header_block(self) -> int | Problem | None:
@@ -151,6 +156,9 @@ class FrameDecoder:
         start, end = blank
         block = bytes(self._buffer[:start])
         length, bad_line = _content_length(block, self.max_body)
+        # A block never starts with a line end (leading ones are dropped above): its first
+        # line ends at the same place whether looked for from byte 0 or 1.
+        first_line_end = _line_end(block, 0)  # pragma: no mutate (see above)
         if not isinstance(length, Problem):
             self._drop(end)
         elif bad_line >= 0:
@@ -160,7 +168,7 @@ class FrameDecoder:
             # of a valid header ("xyzContent-Length: 5") loses only the garbage, and the
             # lines before it are not read again.
             self._drop(bad_line + 1)
-        elif _CONTENT_LENGTH.search(block, 1, _line_end(block, 0)):
+        elif _CONTENT_LENGTH.search(block, 1, first_line_end):
             self._drop(1)  # no Content-Length, unless in the first line's tail
         else:
             # Every line was well formed and none a Content-Length: no header starting
@@ -172,12 +180,14 @@ class FrameDecoder:
         """Where the first empty line of the buffer starts and ends, looking no further
         than one byte past ``max_header`` (a block that long is a problem whatever
         follows) and not at the bytes searched before (``_searched``)."""
-        stop = min(len(self._buffer), self.max_header + 1 + 4)
+        # Looking further only finds an empty line past the limit: a problem alike.
+        stop = min(len(self._buffer), self.max_header + 1 + 4)  # pragma: no mutate
         blank = _BLANK_LINE.search(self._buffer, self._searched, stop)
         if blank is None:
             # An empty line is at most 4 bytes: one starting in the last 3 bytes searched
             # may end in bytes not received (or not searched) yet.
-            self._searched = max(self._searched, stop - 3)
+            # (From earlier: bytes searched again, the same answer.)
+            self._searched = max(self._searched, stop - 3)  # pragma: no mutate
             return None
         return blank.start(), blank.end()
 
@@ -204,18 +214,21 @@ def _content_length(block: bytes, max_body: int) -> tuple[int | Problem, int]:
             length = int(value)
         start = end + 1
     if length is None:
-        return Problem("header block without Content-Length"), -1
-    return length, 0
+        # Any negative says "the block as a whole"; a length's line is never read.
+        return Problem("header block without Content-Length"), -1  # pragma: no mutate
+    return length, 0  # pragma: no mutate (see above)
 
 
 def _line_end(block: bytes, start: int) -> int:
     """Where the line starting at ``start`` ends (its ``\\n``, or the block's end)."""
     end = block.find(b"\n", start)
-    return len(block) if end < 0 else end
+    # (``end`` is never 0: a block never starts with a line end, so "<= 0" or "< 1" alike.)
+    return len(block) if end < 0 else end  # pragma: no mutate
 
 
 def _show(data: bytes) -> str:
-    text = data[:60].decode("ascii", "backslashreplace")
+    shown = data[:60]
+    text = shown.decode("ascii", "backslashreplace")  # pragma: no mutate ("ASCII" is "ascii")
     return repr(text + ("…" if len(data) > 60 else ""))
 
 
@@ -236,7 +249,7 @@ class MessageReader:
                 if isinstance(item, Problem):
                     raise FramingError(item.message)
                 try:
-                    return json.loads(item.decode("utf-8"))
+                    return json.loads(item.decode())  # UTF-8, bytes.decode's own
                 except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                     raise FramingError(f"body is not UTF-8 JSON: {exc}") from None
             chunk = _read_some(self.stream)
@@ -255,7 +268,7 @@ def _read_some(stream: IO[bytes]) -> bytes:
     """What the stream has now (at least one byte, unless it ended)."""
     read1 = getattr(stream, "read1", None)
     if read1 is not None:
-        data: bytes = read1(65536)
+        data: bytes = read1(65536)  # pragma: no mutate (a cost choice: what is there comes)
         return data
     return stream.read(1)
 
@@ -297,7 +310,7 @@ def _is_id(value: object) -> bool:
 def parse_message(body: bytes) -> dict[str, Any] | Rejection:
     """One body as a JSON-RPC 2.0 message (a dict), or why it is not one."""
     try:
-        text = body.decode("utf-8")
+        text = body.decode()  # UTF-8, bytes.decode's own
     except UnicodeDecodeError as exc:
         return Rejection(PARSE_ERROR, f"Parse error: the body is not UTF-8 (byte {exc.start})")
     try:
