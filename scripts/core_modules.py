@@ -20,6 +20,12 @@ PACKAGE = REPO / "server" / "pi_snippets_lsp"
 #: plain functions, so mutating them against the unit tests would measure nothing.
 EXCLUDED_PACKAGES = ("client", "integrations", "mcp")
 EXCLUDED_MODULES = (
+    # The agents' command line and config files: argparse declarations, and writers of
+    # other programs' files (JSONC, TOML) tested on those programs' real files
+    # (tests/unit/test_agent_setup.py) and by the real agents (tests/agents).
+    "arguments",
+    "setup",
+    "tomledit",
     "__init__",
     "__main__",
     "cli",

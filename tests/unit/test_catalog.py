@@ -123,3 +123,10 @@ def test_a_typo_comes_first_then_pi_ranked_names() -> None:
     assert closest_names(config, "reveiw") == ["review", "reviewer"]
     assert closest_names(config, "reveiw", 1) == ["review"]
     assert closest_names(config, "%revew") == ["review", "reviewer"]
+
+
+def test_a_typo_that_pi_ranks_nowhere_is_still_named() -> None:
+    """``erview``: two letters swapped at the start leave no subsequence of ``review``,
+    nor of any prefix: only the typo rule finds it."""
+    config = config_of("rebase", "review")
+    assert closest_names(config, "erview") == ["review"]

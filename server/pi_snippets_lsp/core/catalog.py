@@ -50,7 +50,7 @@ def closest_names(config: Config, name: str, limit: int = CLOSEST) -> list[str]:
     if not query.strip() or len(query) > LONGEST_RANKED_NAME or limit < 1:
         return []
     index = config.name_index
-    ranked = index.rank(query, limit).indices
+    ranked = index.rank(query, limit).indices  # pragma: no mutate (cut to limit below)
     if not ranked:
         # A prefix of a query that matches a name matches it too (Pi's letters/digits
         # swap aside, which a prefix rarely has), so the longest matching prefix is
@@ -59,12 +59,13 @@ def closest_names(config: Config, name: str, limit: int = CLOSEST) -> list[str]:
         low, high = SHORTEST_PREFIX - 1, len(query) - 1  # pragma: no mutate (a cost)
         while low < high:
             middle = (low + high + 1) // 2  # pragma: no mutate (any halving finds it)
-            found = index.rank(query[:middle], limit).indices
+            found = index.rank(query[:middle], limit).indices  # pragma: no mutate (as above)
             if found:
                 low, ranked = middle, found
             else:
                 high = middle - 1
-    typos = typo_candidates((s.name for s in config.snippets), query, limit)
+    names = (s.name for s in config.snippets)
+    typos = typo_candidates(names, query, limit)  # pragma: no mutate (limit: cut below)
     fuzzy = [config.snippets[i].name for i in ranked]
     return list(dict.fromkeys([*typos, *fuzzy]))[:limit]
 

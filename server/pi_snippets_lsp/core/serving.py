@@ -31,6 +31,4 @@ MIN_POLL_INTERVAL: Final = 0.25
 
 def raised_interval(interval: float, minimum: float = MIN_POLL_INTERVAL) -> float:
     """A polling period raised to ``minimum`` when smaller; 0 (never poll) stays 0."""
-    if interval == 0 or interval >= minimum:
-        return interval
-    return minimum
+    return interval if interval == 0 else max(interval, minimum)
