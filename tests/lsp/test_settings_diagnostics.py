@@ -4,7 +4,6 @@ close, with quick fixes; only the settings files the server reads get them."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -231,20 +230,3 @@ async def test_a_settings_file_gets_no_snippet_completion(start):
     other = session.open("prompt.md", "see %gr")
     result = await session.complete(other, 0, 7)
     assert result is not None and [i.label for i in result.items] == ["%greet"]
-
-
-async def test_a_large_settings_document_is_checked_off_the_loop(start):
-    """A settings document past the off-loop size is checked on a worker thread: a
-    request sent right after it opens is answered first, and its diagnostics follow
-    (the daemon's other sessions are not held meanwhile: scripts/bench, "daemon")."""
-    session = await start("visual-studio-code")
-    entries = ", ".join(f'"Bad {i}": "x"' for i in range(20_000))
-    text = '{"piSimpleSnippets": {"snippets": {' + entries + "}}}"
-    uri = open_settings(session, text, version=7)
-    assert await published(session, uri) is None, "answered before the check was done"
-    for _ in range(600):
-        if uri in session.client.diagnostics:
-            break
-        await asyncio.sleep(0.05)
-    found = session.client.diagnostics.pop(uri)
-    assert len(found) == 20_000 and all("invalid name" in d.message for d in found)
