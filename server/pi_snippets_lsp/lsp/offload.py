@@ -43,24 +43,3 @@ async def off_loop(
         gate = _gates[owner] = asyncio.Semaphore(PER_SESSION)
     async with gate:
         return await asyncio.to_thread(functools.partial(work, *args, **kwargs))
-
-
-class Pending:
-    """Per session, the documents whose refresh is scheduled but has not read the text
-    yet: a burst of changes (a client typing, a storm of ``didChange``) is then one job,
-    on the text as it is when the job reads it, not one job and one text snapshot per
-    change. The job calls ``started`` as it reads the text; an answer computed for a
-    version the document has left is the job's to drop."""
-
-    def __init__(self) -> None:
-        self._pending: weakref.WeakKeyDictionary[object, set[str]] = weakref.WeakKeyDictionary()
-
-    def schedule(self, owner: object, uri: str, start: Callable[[], object]) -> None:
-        """``start()`` (which spawns the job) unless one for ``uri`` has not started."""
-        pending = self._pending.setdefault(owner, set())
-        if uri not in pending:
-            pending.add(uri)
-            start()
-
-    def started(self, owner: object, uri: str) -> None:
-        self._pending.setdefault(owner, set()).discard(uri)

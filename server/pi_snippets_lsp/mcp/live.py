@@ -99,10 +99,6 @@ class LiveSnippets:
         return self.live.number
 
     @property
-    def files(self) -> SettingsFiles:
-        return self.live.files
-
-    @property
     def watcher(self) -> SettingsWatcher:
         return self.live.watcher
 

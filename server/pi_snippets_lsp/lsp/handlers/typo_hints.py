@@ -28,7 +28,7 @@ from pi_snippets_lsp.core.documents import Document, Position
 from pi_snippets_lsp.core.edits import TextEdit
 from pi_snippets_lsp.core.grammar import TRIGGER
 from pi_snippets_lsp.lsp import translate
-from pi_snippets_lsp.lsp.offload import Pending, off_loop
+from pi_snippets_lsp.lsp.offload import off_loop
 from pi_snippets_lsp.lsp.server import SnippetsServer, WorkspaceEvent
 from pi_snippets_lsp.settings.diagnostics import SOURCE
 
@@ -37,8 +37,9 @@ HINT_CODE: Final = "unknown-snippet"
 
 #: Per session: the open documents whose last published hints were not none.
 _shown: weakref.WeakKeyDictionary[SnippetsServer, set[str]] = weakref.WeakKeyDictionary()
-#: The documents whose refresh is scheduled but has not read the text yet.
-_pending = Pending()
+#: Per session: the documents whose refresh is scheduled but has not read the text yet
+#: (a burst of changes is then one scan, of the text as it is when the scan starts).
+_pending: weakref.WeakKeyDictionary[SnippetsServer, set[str]] = weakref.WeakKeyDictionary()
 #: The typo index of the latest generations (by identity; a generation is immutable).
 _indexes: dict[int, tuple[weakref.ref[Config], TypoIndex]] = {}
 _INDEXES_KEPT: Final = 8
@@ -74,7 +75,10 @@ def refresh_all(ls: SnippetsServer) -> None:
 
 def schedule(ls: SnippetsServer, uri: str) -> None:
     """A refresh of ``uri``, unless one is scheduled that has not read the text yet."""
-    _pending.schedule(ls, uri, lambda: ls.spawn(refresh(ls, uri)))
+    pending = _pending.setdefault(ls, set())
+    if uri not in pending:
+        pending.add(uri)
+        ls.spawn(refresh(ls, uri))
 
 
 def typo_index(config: Config) -> TypoIndex:
@@ -99,7 +103,7 @@ async def refresh(ls: SnippetsServer, uri: str) -> None:
     try:
         config = await ls.session.loaded_config_for(uri)
     finally:
-        _pending.started(ls, uri)
+        _pending.setdefault(ls, set()).discard(uri)
     document = ls.documents.get(uri)
     shown = _shown.setdefault(ls, set())
     if document is None or uri in ls.settings_documents:
