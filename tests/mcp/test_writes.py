@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -344,6 +346,41 @@ async def test_a_linked_settings_file_is_written_through_its_link(setup: Setup) 
     assert text.startswith("\ufeff")  # the byte-order mark stays
     assert text[1:] == PRETTY.replace(',\r\n            "brief": "Be brief."', "")
     assert os.stat(real).st_mode & 0o777 == 0o640
+
+
+async def test_a_client_that_fails_to_ask_writes_nothing_handshake(setup: Setup) -> None:
+    before = setup.settings.read_bytes()
+
+    async def fails(context: object, params: Any) -> types.ErrorData:
+        return types.ErrorData(code=-32603, message="no terminal to ask in")
+
+    async with connect(setup, "legacy", WRITES, elicitation_callback=fails) as client:
+        text = error_text(await client.call_tool(DELETE_TOOL, {"name": "brief"}))
+    assert "the client could not ask: no terminal to ask in" in text
+    assert setup.settings.read_bytes() == before
+
+
+def test_the_server_loads_the_write_machinery_only_when_a_write_is_called() -> None:
+    """Agents wait for the first answers: the path to them imports the tools' list, not
+    what writes files (``writes``, the safe writer, save-as-snippet's rules)."""
+    code = (
+        "import sys, json, pi_snippets_lsp.mcp.server, pi_snippets_lsp.mcp.live; "
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = set(json.loads(done.stdout))
+    assert "pi_snippets_lsp.mcp.write_tools" in loaded
+    heavy = {
+        "pi_snippets_lsp.mcp.writes",
+        "pi_snippets_lsp.settings.safe_write",
+        "pi_snippets_lsp.settings.save_snippet",
+        "pi_snippets_lsp.settings.snippet_rename",
+        "hmac",
+        "secrets",
+    }
+    assert loaded & heavy == set()
 
 
 # --------------------------------------------------------------------------- the rules, alone

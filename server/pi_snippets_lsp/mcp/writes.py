@@ -199,23 +199,26 @@ def commit(change: Change) -> None:
 
 
 def done(change: Change, config: Config) -> dict[str, object]:
-    """The tool's result once written, ``config`` the generation read after it."""
+    """The tool's result once written, ``config`` the generation read after it: a lower
+    layer that still defines the old name is named (it is the one used now)."""
     source = str(change.path)
+    still = snippet_named(config, change.name) if change.tool != SAVE_TOOL else None
+    below = (
+        f" %{change.name} is still defined in {still.source}, which is used now." if still else ""
+    )
     if change.tool == SAVE_TOOL:
-        structured: dict[str, object] = {"name": change.name, "source": source}
         text = f"Saved %{change.name} in {source}."
+        structured: dict[str, object] = {"name": change.name, "source": source}
     elif change.tool == RENAME_TOOL:
+        text = f"Renamed %{change.name} to %{change.new_name} in {source}." + below
         structured = {"name": change.new_name, "previous": change.name, "source": source}
-        text = f"Renamed %{change.name} to %{change.new_name} in {source}."
     else:
-        structured = {"name": change.name, "source": source, "now_from": None}
-        text = f"Deleted %{change.name} from {source}."
-    remaining = snippet_named(config, change.name) if change.tool != SAVE_TOOL else None
-    if remaining is not None:
-        structured["now_from"] = remaining.source
-        text += f" %{change.name} is still defined in {remaining.source}, which is used now."
-    if change.tool == RENAME_TOOL:
-        structured.pop("now_from", None)
+        text = f"Deleted %{change.name} from {source}." + below
+        structured = {
+            "name": change.name,
+            "source": source,
+            "now_from": still.source if still else None,
+        }
     return answers.tool_result(text, structured)
 
 
