@@ -261,6 +261,7 @@ async def test_bad_names_are_the_tools_errors(setup: Setup, mode: str) -> None:
             text = error_text(await client.call_tool(name, arguments))
             assert message in text, (name, arguments, text)
             assert text.startswith(f"{name}: ") and text.endswith("; nothing was written")
+            assert text.count(name) == 1
     assert asker.asked == []  # refused before anyone is asked
     assert setup.settings.read_bytes() == before
 

@@ -115,10 +115,10 @@ class Change:
 # --------------------------------------------------------------------------- planning
 
 
-def _name(tool: str, arguments: Mapping[str, object], key: str) -> str:
+def _name(arguments: Mapping[str, object], key: str) -> str:
     value = arguments.get(key)
     if not isinstance(value, str):
-        raise Refused(f"{tool} needs a string argument `{key}`")
+        raise Refused(f"it needs a string argument `{key}`")
     return value.removeprefix(TRIGGER)
 
 
@@ -140,13 +140,13 @@ def _read(path: Path) -> tuple[bytes | None, str | None, str]:
 
 def plan(tool: str, arguments: Mapping[str, object], config: Config, user_file: Path) -> Change:
     """The change a call asks for, or ``Refused`` saying why it cannot be made."""
-    name = _name(tool, arguments, "name")
+    name = _name(arguments, "name")
     if tool == SAVE_TOOL:
         value = arguments.get("text")
         if not isinstance(value, str):
-            raise Refused(f"{tool} needs a string argument `text`")
+            raise Refused("it needs a string argument `text`")
         if not value.strip():
-            raise Refused(f"{tool}: `text` is empty")
+            raise Refused("`text` is empty")
         before, text, mark = _read(user_file)
         problem = name_problem(name, file_names(text) | set(config.values))
         if problem is not None:
@@ -166,7 +166,7 @@ def plan(tool: str, arguments: Mapping[str, object], config: Config, user_file: 
         raise Refused(f"{path} is gone; nothing to change")
     try:
         if tool == RENAME_TOOL:
-            new_name = _name(tool, arguments, "new_name")
+            new_name = _name(arguments, "new_name")
             if new_name == name:
                 raise Refused(f"the snippet is named {name} already")
             problem = name_problem(new_name, file_names(text) | set(config.values))
