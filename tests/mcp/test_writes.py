@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from pi_snippets_lsp.mcp import writes
 from pi_snippets_lsp.mcp.write_tools import DELETE_TOOL, RENAME_TOOL, SAVE_TOOL, WRITE_TOOLS
 
 from .conftest import SNIPPETS, Setup
+from .test_hostile import Raw
 from .test_python_client import MODES, Inbox, connect, project_with
 
 WRITES = "--allow-writes"
@@ -359,6 +361,37 @@ async def test_a_client_that_fails_to_ask_writes_nothing_handshake(setup: Setup)
         text = error_text(await client.call_tool(DELETE_TOOL, {"name": "brief"}))
     assert "the client could not ask: no terminal to ask in" in text
     assert setup.settings.read_bytes() == before
+
+
+def test_2025_06_18_is_asked_without_a_mode_on_the_wire(setup: Setup) -> None:
+    raw = Raw(setup, WRITES)
+    try:
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "raw", "version": "0"},
+        }
+        raw.request(1, "initialize", hello)
+        assert raw.answer(1)["result"]["protocolVersion"] == "2025-06-18"  # type: ignore[index]
+        raw.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        raw.request(7, "tools/call", {"name": DELETE_TOOL, "arguments": {"name": "brief"}})
+        deadline = time.monotonic() + 20
+        asked = []
+        while not asked and time.monotonic() < deadline:
+            asked = [m for m in raw.lines if m.get("method") == "elicitation/create"]
+            time.sleep(0.02)
+        (question,) = asked
+        params = question["params"]
+        assert isinstance(params, dict) and "mode" not in params
+        assert params["requestedSchema"]["properties"]["confirm"]["type"] == "boolean"
+        answer = {"action": "accept", "content": {"confirm": True}}
+        reply = {"jsonrpc": "2.0", "id": question["id"], "result": answer}
+        raw.send(json.dumps(reply).encode() + b"\n")
+        result = raw.answer(7)["result"]
+        assert result["isError"] is False  # type: ignore[index]
+        assert "brief" not in snippets_in(setup.settings)
+    finally:
+        raw.close()
 
 
 def test_the_server_loads_the_write_machinery_only_when_a_write_is_called() -> None:
