@@ -5,7 +5,9 @@ commands from the servers that have answered by then), so the path to the first
 answers imports no protocol library: ``jsonrpc`` reads and writes the lines,
 ``protocol`` holds each revision's rules, and this module is the session. Every
 handler is a thin call into ``answers`` over the current generation
-(``live.LiveSnippets``); each result goes out as ``answers`` made it.
+(``live.LiveSnippets``); each result goes out as ``answers`` made it. With
+``--allow-writes``, a call of a tool that changes the snippets goes to ``writes``,
+imported then.
 
 ``initialize`` is answered at once; a request that needs the snippets waits for the
 first load, so the first ``prompts/list`` already has them. Then:
