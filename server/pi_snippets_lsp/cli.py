@@ -248,6 +248,12 @@ def _add_mcp_options(parser: argparse.ArgumentParser, *, max_message_size: objec
         metavar="BYTES",
         help="the longest message line; a longer one is refused (default 64 MiB)",
     )
+    parser.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="offer the tools save_snippet, rename_snippet and delete_snippet, which change "
+        "the settings files (confirmed with the user where the client can ask)",
+    )
 
 
 def _terminal_columns() -> int:
@@ -422,6 +428,7 @@ def run_mcp(args: argparse.Namespace) -> int:
             project=args.project,
             trust_project=args.trust_project,
             poll_interval=max(args.poll_interval, 0.0),
+            allow_writes=args.allow_writes,
         ),
         max_line=args.max_message_size,
     )

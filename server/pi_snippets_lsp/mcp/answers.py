@@ -23,6 +23,7 @@ from pi_snippets_lsp.core.expansion import expand
 from pi_snippets_lsp.core.grammar import TRIGGER, find_token
 from pi_snippets_lsp.core.snippet import Snippet, preview
 from pi_snippets_lsp.core.surrogates import without_lone_surrogates
+from pi_snippets_lsp.mcp import write_tools
 from pi_snippets_lsp.wire.errors import INVALID_PARAMS
 
 SERVER_NAME: Final = "pi-snippets"
@@ -346,8 +347,9 @@ def _object(properties: dict[str, object], required: Sequence[str] = ()) -> dict
     }
 
 
-def list_tools() -> dict[str, object]:
-    """``tools/list``: the three read-only tools, for clients that take tools only."""
+def list_tools(writes: bool = False) -> dict[str, object]:
+    """``tools/list``: the three read-only tools, for clients that take tools only, and
+    with ``writes`` (``--allow-writes``) the three that change the snippets."""
     return {
         "tools": [
             {
@@ -418,15 +420,16 @@ def list_tools() -> dict[str, object]:
                 ),
                 "annotations": {"title": "Get a %snippet", **_READ_ONLY},
             },
+            *(write_tools.TOOLS if writes else ()),
         ]
     }
 
 
-def _tool_result(text: str, structured: dict[str, object]) -> dict[str, object]:
+def tool_result(text: str, structured: dict[str, object]) -> dict[str, object]:
     return _safe({"content": [{"type": "text", "text": text}], "structuredContent": structured})
 
 
-def _tool_error(message: str) -> dict[str, object]:
+def tool_error(message: str) -> dict[str, object]:
     """A tool's own failure (a bad argument, an unknown snippet): a result with
     ``isError``, so the model reads the message and can correct itself (MCP keeps
     protocol errors for what is not the tool's to judge, like an unknown tool)."""
@@ -442,9 +445,9 @@ def call_tool(
     if name == EXPAND_TOOL:
         text = arguments.get("text")
         if not isinstance(text, str):
-            return _tool_error(f"{EXPAND_TOOL} needs a string argument `text`")
+            return tool_error(f"{EXPAND_TOOL} needs a string argument `text`")
         result = expand(text, config.values)
-        return _tool_result(result.text, {"text": result.text, "changed": result.changed})
+        return tool_result(result.text, {"text": result.text, "changed": result.changed})
     if name == LIST_TOOL:
         listing = {
             "snippets": [
@@ -453,17 +456,19 @@ def call_tool(
             ],
             "warnings": list(config.warnings),
         }
-        return _tool_result(json.dumps(wire_safe(listing), ensure_ascii=False), listing)
+        return tool_result(json.dumps(wire_safe(listing), ensure_ascii=False), listing)
     if name == GET_TOOL:
         wanted = arguments.get("name")
         if not isinstance(wanted, str):
-            return _tool_error(f"{GET_TOOL} needs a string argument `name`")
+            return tool_error(f"{GET_TOOL} needs a string argument `name`")
         snippet = snippet_named(config, wanted.removeprefix(TRIGGER))
         if snippet is None:
-            return _tool_error(unknown_snippet_message(config, wanted))
-        return _tool_result(
+            return tool_error(unknown_snippet_message(config, wanted))
+        return tool_result(
             snippet.value, {"name": snippet.name, "value": snippet.value, "source": snippet.source}
         )
+    if name in write_tools.WRITE_TOOLS:
+        raise InvalidParams(write_tools.not_offered(name))
     raise InvalidParams(
         f"unknown tool {_quoted(name)}; the tools are {EXPAND_TOOL}, {LIST_TOOL}, {GET_TOOL}"
     )

@@ -11,6 +11,7 @@ Nothing here imports the ``mcp`` SDK.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.core.serving import DEFAULT_POLL_INTERVAL, raised_interval
+from pi_snippets_lsp.mcp import protocol
+from pi_snippets_lsp.mcp.jsonrpc import Id
 from pi_snippets_lsp.settings.folders import project_folder
 from pi_snippets_lsp.settings.layers import (
     LoadRequest,
@@ -37,6 +40,21 @@ class McpFlags:
     project: str | None = None
     trust_project: bool = False
     poll_interval: float = DEFAULT_POLL_INTERVAL
+    #: Offer the tools that change the snippets (``writes``).
+    allow_writes: bool = False
+
+
+class Listener:
+    """One ``subscriptions/listen`` stream (2026-07-28): what it follows, and the
+    event that ends it."""
+
+    def __init__(self, id_: Id, honored: dict[str, object]) -> None:
+        self.meta: dict[str, object] = {protocol.SUBSCRIPTION_ID_KEY: id_}
+        self.prompts = honored.get("promptsListChanged") is True
+        self.resources = honored.get("resourcesListChanged") is True
+        uris = honored.get("resourceSubscriptions")
+        self.uris = frozenset(uris if isinstance(uris, list) else ())
+        self.closed = asyncio.Event()
 
 
 def load_request(flags: McpFlags, root: str | None) -> LoadRequest:

@@ -177,7 +177,7 @@ def shape_result(
     method: str, modern: bool, result: dict[str, object], server_info: dict[str, object]
 ) -> dict[str, object]:
     """A handler's result as the revision wants it on the wire."""
-    if method == "tools/call" and "isError" not in result:
+    if method == "tools/call" and "isError" not in result and "inputRequests" not in result:
         result = {**result, "isError": False}
     if not modern:
         return result

@@ -5,7 +5,9 @@ commands from the servers that have answered by then), so the path to the first
 answers imports no protocol library: ``jsonrpc`` reads and writes the lines,
 ``protocol`` holds each revision's rules, and this module is the session. Every
 handler is a thin call into ``answers`` over the current generation
-(``live.LiveSnippets``); each result goes out as ``answers`` made it.
+(``live.LiveSnippets``); each result goes out as ``answers`` made it. With
+``--allow-writes``, a call of a tool that changes the snippets goes to ``writes``,
+imported then.
 
 ``initialize`` is answered at once; a request that needs the snippets waits for the
 first load, so the first ``prompts/list`` already has them. Then:
@@ -51,11 +53,13 @@ from pi_snippets_lsp.mcp.jsonrpc import (
     stop_on_signals,
 )
 from pi_snippets_lsp.mcp.live import (
+    Listener,
     LiveSnippets,
     McpFlags,
     changed_names,
     snippets_changed,
 )
+from pi_snippets_lsp.mcp.write_tools import WRITE_TOOLS
 from pi_snippets_lsp.settings.folders import root_folder
 from pi_snippets_lsp.wire.errors import (
     CONNECTION_CLOSED,
@@ -67,8 +71,6 @@ from pi_snippets_lsp.wire.version import VERSION
 
 log = logging.getLogger(__name__)
 
-#: A text longer than this is expanded on a worker thread, so the event loop stays free
-#: for other requests while a 10 MB prompt is expanded.
 #: Seconds a client has to answer ``roots/list``.
 _ROOTS_TIMEOUT: Final = 10.0
 #: Seconds the lines already sent have to be written when the session ends.
@@ -100,19 +102,6 @@ _LISTS: Final[dict[str, Callable[[Config, str | None], dict[str, object]]]] = {
     "resources/templates/list": lambda _, __: answers.list_resource_templates(),
     "tools/list": lambda _, __: answers.list_tools(),
 }
-
-
-class Listener:
-    """One ``subscriptions/listen`` stream (2026-07-28): what it follows, and the
-    event that ends it."""
-
-    def __init__(self, id_: Id, honored: dict[str, object]) -> None:
-        self.meta: dict[str, object] = {protocol.SUBSCRIPTION_ID_KEY: id_}
-        self.prompts = honored.get("promptsListChanged") is True
-        self.resources = honored.get("resourcesListChanged") is True
-        uris = honored.get("resourceSubscriptions")
-        self.uris = frozenset(uris if isinstance(uris, list) else ())
-        self.closed = asyncio.Event()
 
 
 class McpSession:
@@ -149,6 +138,8 @@ class McpSession:
         #: The handshake's ``clientInfo.name`` (``protocol.client_name``).
         self.client_name: str | None = None
         self.tasks: set[asyncio.Task[None]] = set()
+        tools = answers.list_tools(flags.allow_writes)
+        self.makers = {**_LISTS, "tools/list": lambda _, __: tools}
 
     @property
     def config(self) -> Config:
@@ -343,7 +334,7 @@ class McpSession:
             await self.first_load.wait()
         if modern:
             await self._deliver_on_request(params.get("_meta"))
-        listed = _LISTS.get(method)
+        listed = self.makers.get(method)
         if listed is not None:
             return self._listed(id_, method, params, listed, modern)
         result = await self._handlers[method](self, id_, params)
@@ -412,6 +403,10 @@ class McpSession:
         return await _off_loop(lambda: answers.read_resource(config, params["uri"]))
 
     async def _call_tool(self, id_: Id, params: Mapping[str, Any]) -> dict[str, object]:
+        if self.flags.allow_writes and params["name"] in WRITE_TOOLS:
+            from pi_snippets_lsp.mcp import writes  # noqa: PLC0415 (only when one is called)
+
+            return await writes.call(self, params)
         config, arguments, size = self.config, params.get("arguments"), protocol.text_size(params)
         return await _off_loop(lambda: answers.call_tool(config, params["name"], arguments), size)
 
@@ -463,7 +458,7 @@ class McpSession:
         ):
             return
         try:
-            result = await self._ask("roots/list", _ROOTS_TIMEOUT)
+            result = await self.ask("roots/list", _ROOTS_TIMEOUT)
             roots = result.get("roots")
             uris = (
                 [r.get("uri") for r in roots if isinstance(r, dict)]
@@ -475,14 +470,17 @@ class McpSession:
             return
         await self.live.set_root(root_folder([uri for uri in uris if isinstance(uri, str)]))
 
-    async def _ask(self, method: str, timeout: float) -> dict[str, Any]:
-        """Send a request to the client and wait for its result."""
+    async def ask(
+        self, method: str, timeout: float, params: dict[str, object] | None = None
+    ) -> dict[str, Any]:
+        """Send a request to the client and wait for its result (handshake era)."""
         self.next_id += 1
         id_ = self.next_id
         waiting: asyncio.Future[dict[str, Any]] = self.loop.create_future()
         self.asked[id_] = waiting
         try:
-            await self.writer.send({"jsonrpc": "2.0", "id": id_, "method": method})
+            request = {"jsonrpc": "2.0", "id": id_, "method": method}
+            await self.writer.send({**request, "params": params} if params else request)
             try:
                 return await asyncio.wait_for(waiting, timeout)
             except TimeoutError:
