@@ -88,3 +88,14 @@ def test_gemini_with_a_broken_settings_file_loses_no_prompt(place: Place, tmux: 
     sent, screen = gemini_turn(place, tmux, "Please %review the change")
     assert sent[-1].endswith("Please %review the change"), sent
     assert "not valid JSON" in screen, screen
+
+
+def test_gemini_md_reaches_the_model_as_written(place: Place, tmux: Any) -> None:
+    """Gemini puts GEMINI.md into the first user message, before the prompt, and hands
+    the hook both as one text: only the typed words are expanded."""
+    set_up(place)
+    notes = "In this project, %review means a careful review."
+    (place.work / "GEMINI.md").write_text(notes + "\n", encoding="utf-8")
+    sent, _ = gemini_turn(place, tmux, "Please %review the change")
+    assert sent[-1].endswith(f"Please {SNIPPETS['review']} the change"), sent
+    assert any(notes in text for text in sent), sent
