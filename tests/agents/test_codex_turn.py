@@ -5,7 +5,8 @@ runs a hook only once the person has trusted it: at start its UI says "Hooks nee
 review" and offers "Trust all and continue", which records the hook's hash in
 ``config.toml`` (``[hooks.state]``); an untrusted hook is skipped without a word, in the
 UI and in ``codex exec``. So each test starts Codex's UI (in tmux, without its
-background server: ``--no-daemon``, nothing outlives the test) and trusts the hook as
+background server: ``--no-daemon``, nothing outlives the test; no offer of an update
+to stand in the way) and trusts the hook as
 the person would, then types the prompt there, and asserts on the request the fake
 model (the Responses API) received. Codex's hook cannot change the prompt: the model
 gets ``Please %review`` as typed and, after it, a developer message holding the whole
@@ -62,7 +63,8 @@ def set_up(place: Place, settings_text: str | None = None) -> dict[str, str]:
 
 def trusted_ui(place: Place, tmux: Any, env: dict[str, str]) -> Any:
     """Codex's UI, with the new hook trusted through its own review prompt."""
-    ui = tmux([str(place.bin / "codex"), "--no-daemon"], place.env(**env))
+    command = [str(place.bin / "codex"), "--no-daemon", "-c", "check_for_update_on_startup=false"]
+    ui = tmux(command, place.env(**env))
     ui.wait(lambda s: "Trust all and continue" in s, "the review of the new hook")
     ui.keys("Down")
     ui.wait(lambda s: "› 2. Trust all and continue" in s, "the trust option selected")
