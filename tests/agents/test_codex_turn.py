@@ -5,10 +5,9 @@ runs a hook only once the person has trusted it: at start its UI says "Hooks nee
 review" and offers "Trust all and continue", which records the hook's hash in
 ``config.toml`` (``[hooks.state]``); an untrusted hook is skipped without a word, in the
 UI and in ``codex exec``. So each test starts Codex's UI (in tmux, without its
-background server: ``--no-daemon``, nothing outlives the test; no offer of an update
-to stand in the way) and trusts the hook as
-the person would, then types the prompt there, and asserts on the request the fake
-model (the Responses API) received. Codex's hook cannot change the prompt: the model
+background server: ``--no-daemon``, nothing outlives the test; no update offered at
+start), trusts the hook as the person would, types the prompt there, and asserts on
+the request the fake model (the Responses API) received. Codex's hook cannot change the prompt: the model
 gets ``Please %review`` as typed and, after it, a developer message holding the whole
 prompt expanded. ``%%review``, ``x%review`` and an unknown marker add nothing; a broken
 settings file adds nothing either, and Codex shows the hook's warning under the prompt.
