@@ -353,3 +353,54 @@ def test_an_empty_cwd_is_no_project_folder() -> None:
     answer("claude-code", claude("%review", cwd=""), loader(seen=seen))
     answer("claude-code", claude("%review", cwd=3), loader(seen=seen))
     assert seen == [None, None]
+
+
+# Gemini CLI writes blocks of its own into a user message (GEMINI_BLOCKS): its session
+# context (GEMINI.md in it), a hook's context, the files an @path names. Pi expands only
+# what the person typed, so the hook leaves those blocks as they are.
+SESSION = "<session_context>\nProject notes: %review\nmeans care.\n</session_context>"
+FILES = "--- Content from referenced files ---\nnotes.md:\nuse %review\n--- End of content ---"
+HOOK = "<hook_context>\nsee %review\n</hook_context>"
+
+
+def rewritten(text: str) -> object:
+    """The user message's new text, or None when the hook answers nothing."""
+    output = answer("gemini", gemini(("user", text)), loader()).output
+    if output is None:
+        return None
+    return output["hookSpecificOutput"]["llm_request"]["messages"][0]["content"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("block", [SESSION, FILES, HOOK])
+def test_gemini_leaves_its_own_blocks_alone_and_expands_the_typed_words(block: str) -> None:
+    assert rewritten(f"{block}Please %review it") == f"{block}Please {REVIEW} it"
+    assert rewritten(f"Please %review it\n{block}\nthen") == f"Please {REVIEW} it\n{block}\nthen"
+    assert rewritten(f"{block}Say hi") is None
+
+
+@pytest.mark.parametrize("block", [SESSION, FILES, HOOK])
+def test_a_block_gemini_never_closed_runs_to_the_end_of_the_message(block: str) -> None:
+    opening = block.split("\n")[0]
+    assert rewritten(f"Say hi {opening}\nnotes: %review") is None
+    text = f"Please %review {opening}\nnotes: %review"
+    assert rewritten(text) == f"Please {REVIEW} {opening}\nnotes: %review"
+
+
+def test_a_block_ends_at_its_own_closing_line() -> None:
+    text = f"{HOOK} and %review {HOOK}"
+    assert rewritten(text) == f"{HOOK} and {REVIEW} {HOOK}"
+    text = f"{FILES}\n%review\n{FILES}"
+    assert rewritten(text) == f"{FILES}\n{REVIEW}\n{FILES}"
+
+
+def test_the_typed_words_after_a_block_start_fresh() -> None:
+    """A marker right after a block is at the start of what was typed: expanded; one
+    glued to a typed word is not."""
+    assert rewritten(f"{SESSION}%review") == f"{SESSION}{REVIEW}"
+    assert rewritten(f"{SESSION}x%review") is None
+
+
+def test_beside_a_known_marker_every_stretch_of_typed_words_is_pis_in_full() -> None:
+    text = f"%%review and %nope\n{FILES}\nthen %review"
+    assert rewritten(text) == f"%review and %nope\n{FILES}\nthen {REVIEW}"
+    assert rewritten(f"%%review\n{FILES}\nthen %%review") is None

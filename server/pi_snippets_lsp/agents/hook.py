@@ -9,7 +9,10 @@ hook input (JSON) on stdin and reads our answer (JSON) on stdout:
   the expansion as the user's words, not a glossary it must apply itself).
 - Gemini CLI ``BeforeModel`` may change the request sent to the model: every user
   message of it is expanded (a true rewrite: the model sees the text Pi would send; the
-  history and the screen keep what was typed). ``BeforeAgent`` gets context, as above.
+  history and the screen keep what was typed). Only the person's words: what Gemini
+  puts into a user message itself (its session context with GEMINI.md, a hook's
+  context, the files an ``@path`` names) stays as it is, as Pi expands only what was
+  typed. ``BeforeAgent`` gets context, as above.
 
 A prompt without a ``%`` reads no settings and answers nothing; one without a known
 marker answers nothing: no change. ``%%name`` alone (Pi's escape, which Pi sends as
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -43,6 +47,17 @@ HOOK_AGENTS: Final = ("claude-code", "codex", "gemini")
 CONTEXT_INTRO: Final = (
     "The user's prompt above uses %name snippets (pi-simple-snippets), which stand for "
     "longer text. Read it as the user means it, expanded; the whole prompt is:"
+)
+
+#: The blocks Gemini CLI writes into a user message itself, each from its opening line
+#: to its closing one (or the end of the message): the session context (date, folders,
+#: GEMINI.md), a hook's added context, and the files an ``@path`` names. ``re`` costs
+#: the hook nothing: ``json`` imports it.
+GEMINI_BLOCKS: Final = re.compile(
+    r"(<session_context>.*?(?:</session_context>|\Z)"
+    r"|<hook_context>.*?(?:</hook_context>|\Z)"
+    r"|--- Content from referenced files ---.*?(?:--- End of content ---|\Z))",
+    re.DOTALL,
 )
 
 #: The loader: the project folder (the hook input's ``cwd``, or None) to a Config.
@@ -113,9 +128,9 @@ def _before_model(event: Mapping[str, object], load: Loader) -> HookAnswer:
     new = list(messages)
     changed = False
     for i in users:
-        expansion = expand(messages[i]["content"], config.values)
-        if _expands_a_snippet(messages[i]["content"], expansion):
-            new[i] = {**messages[i], "content": expansion.text}
+        typed = _expand_typed(messages[i]["content"], config)
+        if typed is not None:
+            new[i] = {**messages[i], "content": typed}
             changed = True
     specific: dict[str, object] = {}
     if changed:
@@ -125,6 +140,21 @@ def _before_model(event: Mapping[str, object], load: Loader) -> HookAnswer:
             "hookSpecificOutput": {"hookEventName": "BeforeModel", "llm_request": {"messages": new}}
         }
     return _with_warnings(specific, config)
+
+
+def _expand_typed(text: str, config: Config) -> str | None:
+    """``text`` with the person's words expanded and Gemini's own blocks
+    (``GEMINI_BLOCKS``) as they are; None when no snippet expands (then escapes stay
+    too, as in a prompt). Each stretch of typed words is expanded on its own: a marker
+    right after a block starts the person's words."""
+    pieces = GEMINI_BLOCKS.split(text)
+    typed = range(0, len(pieces), 2)  # the odd pieces are the blocks
+    expansions = {k: expand(pieces[k], config.values) for k in typed}
+    if not any(_expands_a_snippet(pieces[k], e) for k, e in expansions.items()):
+        return None
+    for k, expansion in expansions.items():
+        pieces[k] = expansion.text
+    return "".join(pieces)
 
 
 def _expands_a_snippet(text: str, expansion: Expansion) -> bool:
