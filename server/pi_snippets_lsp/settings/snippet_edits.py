@@ -77,7 +77,8 @@ def snippet_value(text: str, name: str) -> SnippetValue | None:
 
 def value_token(value: str) -> str:
     """``value`` as the JSON string a settings file holds (``JSON.stringify``'s form)."""
-    return json.dumps(normalize_newlines(value), ensure_ascii=False)
+    text = normalize_newlines(value)
+    return json.dumps(text, ensure_ascii=False)  # pragma: no mutate (None is as false)
 
 
 def write_problem(path: Path) -> str | None:

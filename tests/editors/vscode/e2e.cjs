@@ -8,6 +8,7 @@
 //   E2E_PROFILE    fresh Chromium --user-data-dir
 //   E2E_CHROMIUM   Chromium executable
 //   E2E_LOGS       code-server's logs folder (holds the "Pi Snippets" output channel)
+//   E2E_PROBE_OUT  where the probe extension (probe/) writes the results of its checks
 //   E2E_EXPECT     JSON {count, first: {name, preview, value}, second: {name, preview},
 //                  extra: {name, preview}, prefix, shortcutHint, schemaFile, schemaProblems,
 //                  interpreter, pythonVersion, hover: {name, lines}, save: {text, name, preview}}
@@ -30,6 +31,7 @@ const OUT = env('E2E_OUT');
 const PROFILE = env('E2E_PROFILE');
 const CHROMIUM = env('E2E_CHROMIUM');
 const LOGS = env('E2E_LOGS');
+const PROBE_OUT = env('E2E_PROBE_OUT');
 const EXPECT = JSON.parse(env('E2E_EXPECT'));
 const LOADED_RE = new RegExp(`\\b${EXPECT.count} snippets loaded\\b`);
 const OVERALL_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS || 300000);
@@ -652,6 +654,39 @@ async function main() {
         } catch (err) {
             record(what, false, err.message);
         }
+    }
+
+    // 15-16. Rename, references, workspace and document symbols through VS Code's own commands,
+    //        and Edit snippet: the probe extension (probe/) runs them inside VS Code and writes
+    //        what it saw; each of its checks is recorded here.
+    await probeChecks(page);
+}
+
+async function probeChecks(page) {
+    const what = 'probe: rename, references, symbols, edit snippet';
+    try {
+        fs.rmSync(PROBE_OUT, { force: true });
+        await openFile(page);
+        await runCommand(page, 'Pi Snippets E2E: Manage and edit snippets');
+        const deadline = Date.now() + 120000;
+        while (Date.now() < deadline && !fs.existsSync(PROBE_OUT)) {
+            await sleep(500);
+        }
+        await shot(page, 'edit-snippet.png');
+        if (!fs.existsSync(PROBE_OUT)) {
+            record(what, false, `no ${PROBE_OUT} after 120 s`);
+            return;
+        }
+        const { results: seen } = JSON.parse(fs.readFileSync(PROBE_OUT, 'utf8'));
+        if (!Array.isArray(seen) || seen.length === 0) {
+            record(what, false, 'the probe reported nothing');
+            return;
+        }
+        for (const r of seen) {
+            record(r.name, r.ok, r.detail);
+        }
+    } catch (err) {
+        record(what, false, err.message);
     }
 }
 
