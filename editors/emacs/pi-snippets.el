@@ -606,17 +606,20 @@ to the settings file Pi takes the snippet from, through Eglot
 \(`workspace/applyEdit'), and saves that file when it had no unsaved
 change of its own.  Return the snippet's buffer."
   (interactive)
-  (let* ((server (pi-snippets--server-or-lose))
-         (origin (pi-snippets--buffer-uri))
+  (let* ((state pi-snippets--edit)  ; from a snippet's own buffer: its server and origin
+         (server (or (plist-get state :server) (pi-snippets--server-or-lose)))
+         (origin (if state (plist-get state :origin) (pi-snippets--buffer-uri)))
          (argument (if origin (list :uri origin) (list)))
          result)
-    (if (and name (not (string-empty-p name)))
-        (setq argument (plist-put argument :name (string-remove-prefix "%" name)))
-      (setq argument (plist-put argument :position
-                                (plist-get (eglot--TextDocumentPositionParams) :position))))
-    (setq result (pi-snippets--request server :workspace/executeCommand
-                                       (list :command "pi-snippets.editSnippet"
-                                             :arguments (vector argument))))
+    (cond ((and name (not (string-empty-p name)))
+           (setq argument (plist-put argument :name (string-remove-prefix "%" name))))
+          ((not state)
+           (setq argument (plist-put argument :position
+                                     (plist-get (eglot--TextDocumentPositionParams) :position)))))
+    (when (or (plist-get argument :name) (plist-get argument :position))
+      (setq result (pi-snippets--request server :workspace/executeCommand
+                                         (list :command "pi-snippets.editSnippet"
+                                               :arguments (vector argument)))))
     (unless result
       (let ((names (pi-snippets-snippet-names server)))
         (unless names

@@ -241,3 +241,14 @@ async def test_a_file_that_does_not_parse_any_more_is_refused(start):
         await command(session, SET, {"name": "tricky", "value": "x", "previous": OLD})
     assert "is not valid JSON" in str(caught.value) and "not saved" in str(caught.value)
     assert uri and session.applied_edits == []
+
+
+async def test_a_file_gone_meanwhile_is_refused(start):
+    session = await start("neovim")
+    await setup(session)
+    session.settings_file.unlink()
+    with pytest.raises(JsonRpcException) as caught:
+        await command(session, SET, {"name": "other", "value": "x", "previous": "Other"})
+    assert caught.value.code == REQUEST_FAILED
+    assert f"{session.settings_file} is gone; reload the snippets" in str(caught.value)
+    assert session.applied_edits == [] and not session.settings_file.exists()

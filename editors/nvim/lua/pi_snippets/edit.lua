@@ -178,7 +178,9 @@ function M.edit(opts)
   if not client then
     return opened(nil)
   end
-  local origin = vim.uri_from_bufnr(buf)
+  -- From a snippet's own buffer: the document that one was named in.
+  local state = vim.b[buf].pi_snippets_edit
+  local origin = state and state.origin or vim.uri_from_bufnr(buf)
   local function by_name(name)
     execute(client, M.EDIT, { name = name, uri = origin }, function(err, result)
       if err then

@@ -132,7 +132,7 @@ async def _set_value(ls: SnippetsServer, request: SetSnippetValueParams) -> dict
 
 
 def _defining_file(ls: SnippetsServer, command: str, name: str, snippet: Snippet | None) -> Path:
-    """The settings file Pi takes ``snippet`` from, if the user can write it."""
+    """The settings file Pi takes ``snippet`` from; a client layer has none."""
     if snippet is None:
         raise failed(command, f"Pi has no snippet %{name} here (renamed or removed?)")
     if layer_of(snippet.source, ls.session.user_file) == "client":
@@ -140,17 +140,17 @@ def _defining_file(ls: SnippetsServer, command: str, name: str, snippet: Snippet
             command,
             f"%{name} is defined in the editor's settings ({snippet.source}); edit it there",
         )
-    path = Path(snippet.source)
-    if (problem := write_problem(path)) is not None:
-        raise failed(command, problem)
-    return path
+    return Path(snippet.source)
 
 
 async def _settings_text(ls: SnippetsServer, command: str, path: Path) -> tuple[Document, bool]:
+    """The defining file as the editor has it, if it is there and this user may write it."""
     try:
         document, opened = await settings_document(ls, path)
     except SettingsFileError as exc:
         raise failed(command, f"{exc}; not saved") from None
     if document is None:
         raise failed(command, f"{path} is gone; reload the snippets")
+    if (problem := write_problem(path)) is not None:
+        raise failed(command, problem)
     return document, opened
