@@ -126,4 +126,29 @@ H.run('edit', function()
     table.concat(vim.api.nvim_buf_get_lines(settings_buf, 0, -1, false), '\n'):find('Changed by hand', 1, true),
     'the hand edit is kept'
   )
+
+  -- The settings buffer has unsaved changes of its own: the edit goes into that buffer
+  -- beside them, and it is not written for the user.
+  local disk_before = H.read(settings)
+  vim.cmd('PiSnippetsEdit tricky')
+  H.wait(function()
+    return vim.api.nvim_buf_get_name(0) == 'pisnippet://tricky'
+  end, 'tricky to open again')
+  vim.api.nvim_buf_set_lines(edit_buf, 0, -1, false, { 'Third text' })
+  done = written()
+  vim.cmd('write')
+  H.wait(done, 'the write beside unsaved changes')
+  H.eq(done().ok, true, 'the write succeeded')
+  local settings_now = table.concat(vim.api.nvim_buf_get_lines(settings_buf, 0, -1, false), '\n')
+  H.ok(settings_now:find('"tricky": "Third text"', 1, true), 'the value edited in the settings buffer')
+  H.ok(settings_now:find('Changed by hand', 1, true), 'beside the unsaved hand edit')
+  H.ok(vim.bo[settings_buf].modified, 'the settings buffer is left unsaved')
+  H.eq(H.read(settings), disk_before, 'the disk is unchanged')
+  local told = false
+  for _, note in ipairs(notes) do
+    if note.msg:find('saved %tricky in', 1, true) and note.msg:find('write it to keep it', 1, true) then
+      told = true
+    end
+  end
+  H.ok(told, 'the user is told to write the settings file')
 end)

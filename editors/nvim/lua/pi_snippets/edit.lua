@@ -111,7 +111,7 @@ function M.write(buf, on_done)
         vim.cmd('silent keepalt keepjumps write')
       end)
     end
-    local where = had_changes and (' (unsaved in %s: write it to keep it)'):format(path) or ''
+    local where = had_changes and ' (unsaved there, beside your other changes: write it to keep it)' or ''
     util.notify(('saved %%%s in %s%s'):format(state.name, path, where))
     done(true)
   end)
