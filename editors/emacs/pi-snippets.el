@@ -26,6 +26,8 @@
 ;; - commands `pi-snippets-reload' and `pi-snippets-list';
 ;; - `pi-snippets-save-region', and a name prompt for the server's "Save
 ;;   selection as snippet" code action;
+;; - `pi-snippets-edit-snippet': a snippet's text in a buffer of its own,
+;;   written back to its settings file by `save-buffer';
 ;; - handles the server's `snippets/didLoad' notification: shows
 ;;   configuration warnings, lists the snippets again, and binds the
 ;;   configured `shortcut' (it inserts `%' and asks for completion) in
@@ -546,6 +548,133 @@ it.  Return the server's answer, a plist with :name, :uri and :applied."
                  (if (eq (plist-get result :applied) t) "saved" "did not save")
                  (plist-get result :name)))
       result)))
+
+;;;; Editing a snippet
+
+(defvar-local pi-snippets--edit nil
+  "In a snippet's buffer: a plist :server :name :value :file :origin.
+:value is the text the buffer was opened with (or last saved), which
+the server checks the settings file still holds before writing.")
+
+(defvar pi-snippets-edit-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map [remap save-buffer] #'pi-snippets-edit-save)
+    (define-key map (kbd "C-c C-c") #'pi-snippets-edit-save)
+    map)
+  "Keymap of `pi-snippets-edit-mode': saving sends the text to the server.")
+
+(define-minor-mode pi-snippets-edit-mode
+  "A snippet's text, saved back to its settings file by \[save-buffer]."
+  :lighter " Pi-Snippet"
+  :keymap pi-snippets-edit-mode-map)
+
+(defun pi-snippets--uri-to-path (uri)
+  "Convert URI to a file name with whichever Eglot function exists."
+  (if (fboundp 'eglot-uri-to-path)
+      (funcall 'eglot-uri-to-path uri)
+    (eglot--uri-to-path uri)))
+
+(defun pi-snippets--open-snippet (server result origin)
+  "Show RESULT of pi-snippets.editSnippet (from SERVER) in a buffer; return it.
+ORIGIN is the URI of the document the snippet was named in."
+  (let* ((name (plist-get result :name))
+         (buffer (get-buffer-create (format "*pi-snippet %s*" name))))
+    (with-current-buffer buffer
+      (when (and pi-snippets-edit-mode (buffer-modified-p))
+        (user-error "pi-snippets: %%%s is open with unsaved changes" name))
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (plist-get result :value)))
+      (goto-char (point-min))
+      (text-mode)
+      (pi-snippets-edit-mode 1)
+      (setq pi-snippets--edit (list :server server :name name
+                                    :value (plist-get result :value)
+                                    :file (plist-get result :uri)
+                                    :origin origin))
+      (set-buffer-modified-p nil))
+    (pop-to-buffer-same-window buffer)
+    buffer))
+
+;;;###autoload
+(defun pi-snippets-edit-snippet (&optional name)
+  "Edit the text of the snippet NAME in a buffer of its own.
+Interactively (or NAME nil): the marker or settings key at point,
+else a snippet picked by name.  The buffer holds the text as Pi
+reads it (unescaped); \[save-buffer] there writes it back, escaped,
+to the settings file Pi takes the snippet from, through Eglot
+\(`workspace/applyEdit'), and saves that file when it had no unsaved
+change of its own.  Return the snippet's buffer."
+  (interactive)
+  (let* ((state pi-snippets--edit)  ; from a snippet's own buffer: its server and origin
+         (server (or (plist-get state :server) (pi-snippets--server-or-lose)))
+         (origin (if state (plist-get state :origin) (pi-snippets--buffer-uri)))
+         (argument (if origin (list :uri origin) (list)))
+         result)
+    (cond ((and name (not (string-empty-p name)))
+           (setq argument (plist-put argument :name (string-remove-prefix "%" name))))
+          ((not state)
+           (setq argument (plist-put argument :position
+                                     (plist-get (eglot--TextDocumentPositionParams) :position)))))
+    (when (or (plist-get argument :name) (plist-get argument :position))
+      (setq result (pi-snippets--request server :workspace/executeCommand
+                                         (list :command "pi-snippets.editSnippet"
+                                               :arguments (vector argument)))))
+    (unless result
+      (let ((names (pi-snippets-snippet-names server)))
+        (unless names
+          (user-error "pi-snippets: no snippet to edit"))
+        (setq argument (plist-put argument :name
+                                  (completing-read "Edit snippet: " names nil t)))
+        (setq argument (cl-loop for (k v) on argument by #'cddr
+                                unless (eq k :position) append (list k v)))
+        (setq result (pi-snippets--request server :workspace/executeCommand
+                                           (list :command "pi-snippets.editSnippet"
+                                                 :arguments (vector argument))))))
+    (pi-snippets--open-snippet server result origin)))
+
+(defun pi-snippets-edit-save ()
+  "Write the snippet buffer's text back to its settings file.
+A refusal (the file changed meanwhile, the snippet is gone) is told in
+the echo area and the buffer stays modified: nothing is lost.  Return
+non-nil when the text was saved."
+  (interactive)
+  (unless pi-snippets--edit
+    (user-error "pi-snippets: this buffer holds no snippet"))
+  (let* ((state pi-snippets--edit)
+         (name (plist-get state :name))
+         (value (buffer-substring-no-properties (point-min) (point-max)))
+         (path (pi-snippets--uri-to-path (plist-get state :file)))
+         (file-buffer (get-file-buffer path))
+         (had-changes (and file-buffer (buffer-modified-p file-buffer)))
+         (argument (list :name name :value value :previous (plist-get state :value)))
+         (snippet-buffer (current-buffer))
+         result)
+    (when (plist-get state :origin)
+      (setq argument (plist-put argument :uri (plist-get state :origin))))
+    (condition-case err
+        (setq result (pi-snippets--request (plist-get state :server) :workspace/executeCommand
+                                           (list :command "pi-snippets.setSnippetValue"
+                                                 :arguments (vector argument))))
+      (jsonrpc-error
+       (message "pi-snippets: %%%s not saved: %s" name
+                (or (alist-get 'jsonrpc-error-message (cdr err)) (error-message-string err)))
+       (setq result nil)))
+    (cond
+     ((null result) nil)
+     ((not (eq (plist-get result :applied) t))
+      (message "pi-snippets: %%%s not saved: the edit was not applied" name)
+      nil)
+     (t
+      (with-current-buffer snippet-buffer
+        (setq pi-snippets--edit (plist-put (copy-sequence state) :value value))
+        (set-buffer-modified-p nil))
+      (let ((edited (get-file-buffer path)))
+        (when (and edited (not had-changes) (buffer-modified-p edited))
+          (with-current-buffer edited (save-buffer))))
+      (message "pi-snippets: saved %%%s in %s%s" name path
+               (if had-changes " (unsaved there: save it to keep it)" ""))
+      t))))
 
 (provide 'pi-snippets)
 ;;; pi-snippets.el ends here

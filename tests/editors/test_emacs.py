@@ -21,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TEST_EL = ROOT / "tests" / "editors" / "emacs" / "test-eglot.el"
 MANAGE_EL = ROOT / "tests" / "editors" / "emacs" / "test-eglot-manage.el"
+EDIT_EL = ROOT / "tests" / "editors" / "emacs" / "test-eglot-edit.el"
 LSP_MODE_EL = ROOT / "tests" / "editors" / "emacs" / "test-lsp-mode.el"
 LSP_MODE_PACKAGES = ("lsp-mode", "company", "markdown-mode", "yasnippet")
 ELPA_GLOB = "/usr/share/emacs/site-lisp/elpa/*"
@@ -71,6 +72,17 @@ def test_emacs_eglot_manages_snippets(tmp_path: Path) -> None:
     if not _available(emacs, "eglot"):
         _missing("eglot is not available to Emacs (apt-get install elpa-eglot)")
     _run(emacs, MANAGE_EL, tmp_path)
+
+
+def test_emacs_eglot_edits_a_snippet(tmp_path: Path) -> None:
+    """pi-snippets-edit-snippet: the text unescaped in a buffer, saved back escaped."""
+    emacs = shutil.which("emacs")
+    if emacs is None:
+        _missing("emacs is not installed (apt-get install emacs-nox elpa-eglot)")
+    assert emacs is not None
+    if not _available(emacs, "eglot"):
+        _missing("eglot is not available to Emacs (apt-get install elpa-eglot)")
+    _run(emacs, EDIT_EL, tmp_path)
 
 
 def test_emacs_lsp_mode_configured_from_its_docs(tmp_path: Path) -> None:

@@ -93,6 +93,7 @@ LUA_VALUES: dict[str, dict[str, tuple[str, ...]]] = {
         "s": ("Snippet",),
     },
     "lua/pi_snippets/health.lua": {"result": ("SnippetsListing",)},
+    "lua/pi_snippets/edit.lua": {"listing": ("SnippetsListing",), "s": ("Snippet",)},
     "lsp/pi_snippets.lua": {},
 }
 
@@ -196,5 +197,6 @@ def test_the_lua_plugin_reads_what_the_checks_expect() -> None:
             "preview",
         },
         "lua/pi_snippets/health.lua": {"snippets", "shortcut", "expandOnCompletion", "warnings"},
+        "lua/pi_snippets/edit.lua": {"snippets", "name"},
     }
     assert found == expected

@@ -182,8 +182,10 @@ async def test_capabilities_of_a_full_client(start):
     assert sorted(actions.code_action_kinds or []) == ["quickfix", "refactor", "refactor.rewrite"]
     assert caps.execute_command_provider is not None
     assert sorted(caps.execute_command_provider.commands) == [
+        "pi-snippets.editSnippet",
         "pi-snippets.expandDocument",
         "pi-snippets.saveSnippet",
+        "pi-snippets.setSnippetValue",
     ]
 
 

@@ -27,6 +27,14 @@ end, {
   desc = 'Save the selected lines (or the current line) as a %name snippet',
 })
 
+command('PiSnippetsEdit', function(o)
+  require('pi_snippets.edit').edit({ name = o.args ~= '' and o.args or nil })
+end, {
+  nargs = '?',
+  bar = true,
+  desc = "Edit a snippet's text in a buffer; :write saves it to its settings file",
+})
+
 command('PiSnippetsList', function()
   require('pi_snippets').list()
 end, { bar = true, desc = 'List the %name snippets pi-snippets-lsp has loaded' })

@@ -9,6 +9,7 @@ import {
     TransportKind,
 } from 'vscode-languageclient/node';
 import { SECTION, serverSettings } from './config';
+import { SCHEME, SnippetFileSystem, askSnippet } from './editSnippet';
 import { EXPAND, executeCommandMiddleware, expandWithServer, offers, saveSelection, updatePromptContext } from './features';
 import { ExpandParams, ExpandResult, ListParams, Method, SnippetsListing } from './protocol';
 import { settingsFilters } from './settingsFiles';
@@ -25,6 +26,7 @@ let extensionContext: vscode.ExtensionContext;
 let serverKind: ResolvedServer['kind'] | undefined;
 let output: vscode.LogOutputChannel;
 let status: vscode.StatusBarItem;
+let snippetFiles: SnippetFileSystem;
 type Selector = { scheme: string; language?: string }[];
 
 let selector: Selector = [];
@@ -392,6 +394,44 @@ async function saveSelectionCommand(): Promise<void> {
     }
 }
 
+/**
+ * Opens a snippet's text in an editor of its own (editSnippet.ts): `name`, else the marker or
+ * settings key at the cursor, else one picked from the list. Returns the editor's uri.
+ */
+async function editSnippetCommand(name?: unknown): Promise<string | undefined> {
+    const c = await readyClient();
+    if (!c) {
+        return undefined;
+    }
+    const editor = vscode.window.activeTextEditor;
+    const origin = editor && editor.document.uri.scheme !== SCHEME ? editor.document.uri.toString() : undefined;
+    try {
+        let result = await askSnippet(c, typeof name === 'string' && name ? name : undefined, editor);
+        if (!result) {
+            const listing = await c.sendRequest<SnippetsListing>(Method.list, (origin ? { uri: origin } : {}) satisfies ListParams);
+            const snippets = Array.isArray(listing?.snippets) ? listing.snippets : [];
+            const pick = await vscode.window.showQuickPick(
+                snippets.map((s) => ({ label: `%${s.name}`, description: s.preview, detail: s.source, name: s.name })),
+                { placeHolder: 'Edit a snippet', matchOnDescription: true },
+            );
+            if (!pick) {
+                return undefined;
+            }
+            result = await askSnippet(c, pick.name, editor);
+        }
+        if (!result) {
+            return undefined;
+        }
+        const uri = snippetFiles.remember(result, origin);
+        const doc = await vscode.workspace.openTextDocument(uri);
+        await vscode.window.showTextDocument(doc);
+        return uri.toString();
+    } catch (err) {
+        reportError('opening the snippet', err);
+        return undefined;
+    }
+}
+
 async function reloadCommand(): Promise<void> {
     const c = await readyClient();
     if (!c) {
@@ -474,7 +514,10 @@ export function activate(context: vscode.ExtensionContext): void {
     status = vscode.window.createStatusBarItem('piSimpleSnippets.status', vscode.StatusBarAlignment.Right, 100);
     status.name = 'Pi Snippets';
     status.command = 'piSimpleSnippets.list';
+    snippetFiles = new SnippetFileSystem(readyClient);
     context.subscriptions.push(
+        vscode.workspace.registerFileSystemProvider(SCHEME, snippetFiles, { isCaseSensitive: true }),
+        vscode.commands.registerCommand('piSimpleSnippets.editSnippet', editSnippetCommand),
         output,
         status,
         vscode.commands.registerCommand('piSimpleSnippets.expandSelection', () => expandCommand(true)),

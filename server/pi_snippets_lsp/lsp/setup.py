@@ -13,6 +13,7 @@ from pi_snippets_lsp.lsp.handlers import (
     code_actions,
     completion,
     definition,
+    edit_snippet,
     hover,
     lifecycle,
     manage,
@@ -38,6 +39,7 @@ HANDLERS: Final = (
     save_snippet,
     settings_documents,
     manage,
+    edit_snippet,
     typo_hints,
 )
 

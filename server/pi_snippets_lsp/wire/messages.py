@@ -89,6 +89,26 @@ class SaveSnippetParams(_Params):
     uri: StrictStr | None = None
 
 
+class EditSnippetParams(_Params):
+    """``pi-snippets.editSnippet``: the snippet by ``name``, or the marker or settings key
+    at ``position`` of the document ``uri`` (whose folder's layers decide which snippet
+    Pi takes)."""
+
+    name: StrictStr | None = None
+    uri: StrictStr | None = None
+    position: PositionParams | None = None
+
+
+class SetSnippetValueParams(_Params):
+    """``pi-snippets.setSnippetValue``: the snippet's new value, and the value the edit
+    was made from (``previous``: refused when the file now holds another)."""
+
+    name: StrictStr
+    value: StrictStr
+    previous: StrictStr | None = None
+    uri: StrictStr | None = None
+
+
 class ExpandResult(NamedTuple):
     """``snippets/expand``'s result: the prompt expanded, and whether it changed.
 

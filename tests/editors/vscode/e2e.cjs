@@ -8,6 +8,7 @@
 //   E2E_PROFILE    fresh Chromium --user-data-dir
 //   E2E_CHROMIUM   Chromium executable
 //   E2E_LOGS       code-server's logs folder (holds the "Pi Snippets" output channel)
+//   E2E_PROBE_OUT  where the probe extension (probe/) writes the results of its checks
 //   E2E_EXPECT     JSON {count, first: {name, preview, value}, second: {name, preview},
 //                  extra: {name, preview}, prefix, shortcutHint, schemaFile, schemaProblems,
 //                  interpreter, pythonVersion, hover: {name, lines}, save: {text, name, preview}}
@@ -30,6 +31,7 @@ const OUT = env('E2E_OUT');
 const PROFILE = env('E2E_PROFILE');
 const CHROMIUM = env('E2E_CHROMIUM');
 const LOGS = env('E2E_LOGS');
+const PROBE_OUT = env('E2E_PROBE_OUT');
 const EXPECT = JSON.parse(env('E2E_EXPECT'));
 const LOADED_RE = new RegExp(`\\b${EXPECT.count} snippets loaded\\b`);
 const OVERALL_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS || 300000);
@@ -652,6 +654,105 @@ async function main() {
         } catch (err) {
             record(what, false, err.message);
         }
+    }
+
+    // 15-16. Rename, references, workspace and document symbols through VS Code's own commands,
+    //        and Edit snippet: the probe extension (probe/) runs them inside VS Code and writes
+    //        what it saw; each of its checks is recorded here.
+    await probeChecks(page);
+
+    // 17. Edit snippet from the palette, with no marker at a cursor: a quick pick of the
+    //     snippets, and the picked one's text in an editor of its own.
+    await editFromPalette(page);
+}
+
+async function editFromPalette(page) {
+    const what = 'Pi Snippets: Edit snippet from the palette picks a snippet and opens its text';
+    try {
+        // From the snippet editor the probe left active: no marker at a cursor there.
+        await page.keyboard.press('Escape');
+        await sleep(300);
+        await page.keyboard.press('F1');
+        const input = await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: 15000 });
+        await input.type('Pi Snippets: Edit snippet', { delay: 5 });
+        // Enter runs the focused row: move the focus to this command's row first.
+        const focusedLabel = () =>
+            page.evaluate(() => {
+                const row = document.querySelector('.quick-input-widget .monaco-list-row.focused');
+                return row ? row.getAttribute('aria-label') || row.textContent || '' : '';
+            });
+        await page.waitForFunction(
+            () =>
+                [...document.querySelectorAll('.quick-input-widget .monaco-list-row')].some((r) =>
+                    (r.getAttribute('aria-label') || r.textContent || '').includes('Pi Snippets: Edit snippet'),
+                ),
+            { timeout: 15000 },
+        );
+        for (let i = 0; i < 10 && !norm(await focusedLabel()).startsWith('Pi Snippets: Edit snippet'); i++) {
+            await page.keyboard.press('ArrowDown');
+            await sleep(100);
+        }
+        if (!norm(await focusedLabel()).startsWith('Pi Snippets: Edit snippet')) {
+            throw new Error(`the palette never focused the command (focused: ${JSON.stringify(await focusedLabel())})`);
+        }
+        await page.keyboard.press('Enter');
+        // The extension's own quick pick: the snippets by %name.
+        await page.waitForFunction(
+            () =>
+                [...document.querySelectorAll('.quick-input-widget .monaco-list-row')].some((r) =>
+                    (r.getAttribute('aria-label') || r.textContent || '').includes('%signature'),
+                ),
+            { timeout: 20000 },
+        );
+        // The list re-renders as it fills: pick by typing, not by clicking a row.
+        await page.keyboard.type('%signature', { delay: 10 });
+        await page.waitForFunction(
+            () => {
+                const focused = document.querySelector('.quick-input-widget .monaco-list-row.focused');
+                return !!focused && (focused.getAttribute('aria-label') || focused.textContent || '').includes('%signature');
+            },
+            { timeout: 10000 },
+        );
+        await shot(page, 'edit-snippet-pick.png');
+        await page.keyboard.press('Enter');
+        const res = await waitEditorText(page, (t) => t.includes('Best regards,') && t.includes('  the team'), 15000);
+        const tab = await page.evaluate(() => {
+            const active = document.querySelector('.tabs-container .tab.active');
+            return active ? active.getAttribute('aria-label') || active.textContent || '' : '';
+        });
+        await shot(page, 'edit-snippet-open.png');
+        record(what, res.ok && norm(tab).includes('signature'), `tab ${JSON.stringify(norm(tab))}, text ${JSON.stringify(res.text)}`);
+    } catch (err) {
+        await shot(page, 'edit-snippet-pick-failed.png');
+        record(what, false, err.message);
+    }
+}
+
+async function probeChecks(page) {
+    const what = 'probe: rename, references, symbols, edit snippet';
+    try {
+        fs.rmSync(PROBE_OUT, { force: true });
+        await openFile(page);
+        await runCommand(page, 'Pi Snippets E2E: Run the probe checks');
+        const deadline = Date.now() + 120000;
+        while (Date.now() < deadline && !fs.existsSync(PROBE_OUT)) {
+            await sleep(500);
+        }
+        await shot(page, 'edit-snippet.png');
+        if (!fs.existsSync(PROBE_OUT)) {
+            record(what, false, `no ${PROBE_OUT} after 120 s`);
+            return;
+        }
+        const { results: seen } = JSON.parse(fs.readFileSync(PROBE_OUT, 'utf8'));
+        if (!Array.isArray(seen) || seen.length === 0) {
+            record(what, false, 'the probe reported nothing');
+            return;
+        }
+        for (const r of seen) {
+            record(r.name, r.ok, r.detail);
+        }
+    } catch (err) {
+        record(what, false, err.message);
     }
 }
 

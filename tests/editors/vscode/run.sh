@@ -119,7 +119,7 @@ command -v python3 >/dev/null || need_apt+=(python3)
 command -v npm >/dev/null || need_apt+=(npm)
 mkdir -p "$OUT" || setup_failed "cannot create $OUT"
 # What an earlier run left: its results and logs, and the run directory of one that was killed.
-rm -rf "$OUT"/run-* "$OUT"/*.png "$OUT"/*.log "$OUT"/results.json
+rm -rf "$OUT"/run-* "$OUT"/*.png "$OUT"/*.log "$OUT"/results.json "$OUT"/probe.json
 # apt-get waits this long for another apt or dpkg run to let go of its lock (update: the
 # package lists' lock; install: dpkg's), then fails saying that apt is busy.
 APT_LOCK_WAIT=600
@@ -310,6 +310,14 @@ export XDG_CONFIG_HOME="$RUN/xdg-config" XDG_DATA_HOME="$RUN/xdg-data"
 log "installing $VSIX into code-server"
 timeout 180 "${CS_ENV[@]}" "$CODE_SERVER" "${cs_common[@]}" --install-extension "$VSIX" >"$RUN/install-extension.log" 2>&1 ||
     { cat "$RUN/install-extension.log" >&2; setup_failed "code-server --install-extension failed"; }
+# The test-only probe (probe/): VS Code's own rename, references and symbol commands, and Edit
+# snippet, run inside this VS Code by a command the driver invokes.
+PROBE_VSIX="$RUN/pi-snippets-e2e-probe.vsix"
+(cd "$here/probe" && timeout 180 "$repo/editors/vscode/node_modules/.bin/vsce" package --no-dependencies \
+    --allow-missing-repository --skip-license -o "$PROBE_VSIX") >"$RUN/probe-package.log" 2>&1 ||
+    { cat "$RUN/probe-package.log" >&2; setup_failed "packaging the probe extension failed"; }
+timeout 180 "${CS_ENV[@]}" "$CODE_SERVER" "${cs_common[@]}" --install-extension "$PROBE_VSIX" >>"$RUN/install-extension.log" 2>&1 ||
+    { cat "$RUN/install-extension.log" >&2; setup_failed "code-server --install-extension (probe) failed"; }
 # The installed bundle runs with no site-packages at all (python3 -I -S).
 installed="$(find "$EXT_DIR" -maxdepth 1 -type d -name 'pi-snippets.pi-snippets-lsp-*' | head -1)"
 [[ -n "$installed" ]] || setup_failed "the extension is not in $EXT_DIR after --install-extension"
@@ -320,17 +328,17 @@ log "installed bundle runs under python3 -I -S: $installed/bundled"
 
 log "starting code-server on 127.0.0.1:$PORT (workspace $WS)"
 # setsid: code-server, its extension host and the language server share one process group.
-"${CS_ENV[@]}" PI_CODING_AGENT_DIR="$AGENT" setsid "$CODE_SERVER" "${cs_common[@]}" \
+"${CS_ENV[@]}" PI_CODING_AGENT_DIR="$AGENT" PI_SNIPPETS_E2E_PROBE_OUT="$OUT/probe.json" setsid "$CODE_SERVER" "${cs_common[@]}" \
     --disable-telemetry --disable-workspace-trust --disable-update-check --disable-getting-started-override \
     "$WS" >"$RUN/code-server.log" 2>&1 </dev/null &
 CS_PGID=$!
 
 # ---------------------------------------------------------------- the browser test
 log "running the puppeteer driver"
-E2E_URL="http://127.0.0.1:$PORT" E2E_WORKSPACE="$WS" E2E_FILE="$FILE" E2E_OUT="$OUT" E2E_LOGS="$USER_DATA/logs" \
+E2E_URL="http://127.0.0.1:$PORT" E2E_PROBE_OUT="$OUT/probe.json" E2E_WORKSPACE="$WS" E2E_FILE="$FILE" E2E_OUT="$OUT" E2E_LOGS="$USER_DATA/logs" \
     E2E_PROFILE="$RUN/chrome-profile" E2E_CHROMIUM="$CHROMIUM" E2E_EXPECT="$EXPECT" \
-    E2E_TIMEOUT_MS=420000 NODE_PATH="$DRIVER_DIR/node_modules" \
-    setsid timeout -k 10 480 "$NODE" "$here/e2e.cjs" </dev/null &
+    E2E_TIMEOUT_MS=600000 NODE_PATH="$DRIVER_DIR/node_modules" \
+    setsid timeout -k 10 660 "$NODE" "$here/e2e.cjs" </dev/null &
 DRIVER_PGID=$!
 wait "$DRIVER_PGID"
 driver_rc=$?

@@ -6,6 +6,7 @@
 ---   pi_snippets.commands  :PiSnippetsExpand / List / Reload
 ---   pi_snippets.features  Pi's settings files, :PiSnippetsSave, the server's
 ---                         expand and save commands
+---   pi_snippets.edit      :PiSnippetsEdit, a snippet's text in a buffer
 ---   pi_snippets.client    attach/detach, snippets/didLoad, the server
 ---                         command check
 ---   pi_snippets.completion  the built-in menu (or none under nvim-cmp /
@@ -40,6 +41,13 @@ M.loaded = client.loaded
 M.expand = commands.expand
 M.list = commands.list
 M.reload = commands.reload
+
+--- Opens a snippet's text in a buffer of its own; `:write` saves it back
+--- (pi_snippets.edit). Loaded on first use.
+--- @param opts? pi_snippets.EditOpts
+function M.edit(opts)
+  require('pi_snippets.edit').edit(opts)
+end
 
 -- Used by lsp/pi_snippets.lua; not part of the public API.
 M._install = client.install
