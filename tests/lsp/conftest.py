@@ -264,16 +264,18 @@ async def open_session(
     capabilities_override: types.ClientCapabilities | None = None,
     initialize: bool = True,
     opt_in: bool = True,
+    wrap: list[str] | None = None,
 ) -> Session:
     """The real server over stdio with its own settings folder (``root/home``) and workspace
-    (``root/ws``), as the ``start`` fixture describes."""
+    (``root/ws``), as the ``start`` fixture describes; ``wrap`` is a command the server
+    runs under (``setpriv ... --``)."""
     home = root / "home"
     home.mkdir(parents=True)
     workspace = root / "ws"
     workspace.mkdir()
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(home)}
     config = ClientServerConfig(
-        server_command=[*SERVER, *POLL_FLAGS, *(args or [])], server_env=env
+        server_command=[*(wrap or []), *SERVER, *POLL_FLAGS, *(args or [])], server_env=env
     )
     client = await config.start()
     _tell_code_actions_from_commands(client)

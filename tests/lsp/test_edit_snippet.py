@@ -8,6 +8,7 @@ position encoding."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from lsprotocol import types
@@ -252,3 +253,34 @@ async def test_a_file_gone_meanwhile_is_refused(start):
     assert caught.value.code == REQUEST_FAILED
     assert f"{session.settings_file} is gone; reload the snippets" in str(caught.value)
     assert session.applied_edits == [] and not session.settings_file.exists()
+
+
+#: Who owns the settings file when the server cannot write it, as root (CI).
+NOBODY = 65534
+
+
+async def test_a_file_this_user_cannot_write_is_refused_before_any_edit(start):
+    """Another user's file (as root: uid 65534's 0644 file, the server without the
+    capability that lets root write anyone's files), or a read-only one otherwise: the
+    snippet does not even open for editing, so nothing typed is lost."""
+    wrap: list[str] = []
+    if os.geteuid() == 0:
+        drop = "-dac_override,-dac_read_search"
+        wrap = ["setpriv", "--bounding-set", drop, "--inh-caps", drop, "--"]
+    session = await start("neovim", wrap=wrap)
+    await setup(session)
+    if os.geteuid() == 0:
+        os.chown(session.settings_file, NOBODY, NOBODY)
+    session.settings_file.chmod(0o444 if os.geteuid() else 0o644)
+    before = session.settings_file.read_bytes()
+    for name, arguments in (
+        (EDIT, {"name": "other"}),
+        (SET, {"name": "other", "value": "New", "previous": "Other"}),
+    ):
+        with pytest.raises(JsonRpcException) as caught:
+            await command(session, name, arguments)
+        assert caught.value.code == REQUEST_FAILED
+        assert f"{session.settings_file} is not writable by this user; not saved" in str(
+            caught.value
+        )
+    assert session.applied_edits == [] and session.settings_file.read_bytes() == before
