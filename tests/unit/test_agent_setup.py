@@ -448,7 +448,13 @@ def test_the_config_dirs_follow_the_agents_environment_variables(tmp_path: Path)
     place = Place(
         home=tmp_path,
         project=tmp_path / "p",
-        env={"CLAUDE_CONFIG_DIR": "/c", "CODEX_HOME": "/x", "XDG_CONFIG_HOME": "/xdg"},
+        env={
+            "CLAUDE_CONFIG_DIR": "/c",
+            "CODEX_HOME": "/x",
+            "XDG_CONFIG_HOME": "/xdg",
+            "GEMINI_CLI_HOME": "/g",
+            "XDG_DATA_HOME": "/d",
+        },
         platform="linux",
     )
     paths = {
@@ -460,6 +466,13 @@ def test_the_config_dirs_follow_the_agents_environment_variables(tmp_path: Path)
     assert paths["zed"] == ["/xdg/zed/settings.json"]
     assert paths["vscode"] == ["/xdg/Code/User/mcp.json"]
     assert paths["opencode"] == ["/xdg/opencode/opencode.json"]
+    extension = "/d/pi-snippets-lsp/gemini-extension"
+    assert paths["gemini"] == [
+        f"{extension}/gemini-extension.json",
+        f"{extension}/hooks/hooks.json",
+        "/g/.gemini/settings.json",  # an older setup's entries, taken back
+        "/g/.gemini/settings.json",
+    ]
     mac = Place(home=tmp_path, project=tmp_path, env={}, platform="darwin")
     assert [str(e.path) for e in edits_for("vscode", False, mac, COMMAND)] == [
         f"{tmp_path}/Library/Application Support/Code/User/mcp.json"

@@ -20,15 +20,9 @@ running command (a config that travels, e.g. a project's, keeps working on anoth
 machine), else the running script's absolute path, else ``python -m pi_snippets_lsp``
 with this interpreter: an agent starts it without the person's shell set-up.
 
-Gemini CLI (user scope) gets an extension, not settings entries: Gemini rebuilds its
-slash commands when an extension has started, after that extension's MCP servers are
-listed, while a server of ``settings.json`` must have answered before Gemini's own
-start-up ends (about 0.1 s) or its prompts wait for ``/mcp refresh``. Setup writes the
-extension (``gemini-extension.json``: the server; ``hooks/hooks.json``: the prompt
-hook) into a folder of its own and has Gemini's own command link it (``gemini
-extensions link``); the files Gemini keeps for an extension (its install record, its
-enablement and integrity stores) are Gemini's to write. A project (``--project``) has no
-extensions: there the entries go into ``.gemini/settings.json`` (docs/agents.md).
+Gemini CLI (user scope) gets an extension, not settings entries: its slash commands
+then appear at every start (``agents.gemini_extension``). A project (``--project``) has
+no extensions: there the entries go into ``.gemini/settings.json`` (docs/agents.md).
 """
 
 from __future__ import annotations
@@ -42,14 +36,13 @@ import re
 import shlex
 import shutil
 import stat
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-from pi_snippets_lsp.agents import jsonedit
+from pi_snippets_lsp.agents import gemini_extension, jsonedit
 from pi_snippets_lsp.agents.jsonedit import ConfigFileError
 from pi_snippets_lsp.core.config import JsonPath
 from pi_snippets_lsp.settings.safe_write import SettingsWriteError, write_settings_file
@@ -63,16 +56,6 @@ BACKUP_SUFFIX: Final = ".pi-snippets-lsp.bak"
 HOOK_TIMEOUT_SECONDS: Final = 10
 #: Gemini CLI folder trust: the value its own dialog writes for "trust this folder".
 TRUST_FOLDER: Final = "TRUST_FOLDER"
-#: What Gemini CLI shows of our extension (``gemini extensions list``).
-GEMINI_EXTENSION_DESCRIPTION: Final = (
-    "Pi's %name prompt snippets in Gemini CLI: %name typed in a prompt reaches the model "
-    "expanded (a BeforeModel hook), and every snippet is an MCP prompt and tool."
-)
-#: The file in which Gemini CLI records where an installed or linked extension comes
-#: from (its ``INSTALL_METADATA_FILENAME``), in ``~/.gemini/extensions/NAME/``.
-GEMINI_INSTALL_RECORD: Final = ".gemini-extension-install.json"
-#: Seconds a ``gemini extensions`` command may take (Gemini loads its whole bundle).
-GEMINI_COMMAND_TIMEOUT: Final = 120
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,9 +210,10 @@ def edits_for(agent: str, project: bool, place: Place, command: Sequence[str]) -
         if not project:
             extension = place.gemini_extension
             owned(
-                extension / "gemini-extension.json", gemini_manifest(place.version, gemini_server)
+                extension / "gemini-extension.json",
+                gemini_extension.manifest(place.version, gemini_server),
             )
-            owned(extension / "hooks" / "hooks.json", gemini_hooks(gemini_hook))
+            owned(extension / "hooks" / "hooks.json", gemini_extension.hooks(gemini_hook))
         mark = len(edits)
         server(settings, ("mcpServers",), gemini_server)
         hook(settings, "BeforeModel", gemini_hook)
@@ -294,22 +278,6 @@ def edits_for(agent: str, project: bool, place: Place, command: Sequence[str]) -
     else:
         raise ValueError(f"unknown agent {agent!r}")
     return edits
-
-
-def gemini_manifest(version: str, server: dict[str, object]) -> dict[str, object]:
-    """The ``gemini-extension.json`` of our extension (editors/gemini holds the one with
-    the bare ``pi-snippets-lsp`` command)."""
-    return {
-        "name": SERVER_NAME,
-        "version": version,
-        "description": GEMINI_EXTENSION_DESCRIPTION,
-        "mcpServers": {SERVER_NAME: server},
-    }
-
-
-def gemini_hooks(entry: dict[str, object]) -> dict[str, object]:
-    """The ``hooks/hooks.json`` of our extension: the prompt hook before each request."""
-    return {"hooks": {"BeforeModel": [{"hooks": [entry]}]}}
 
 
 def _trust(text: str, name: str, folder: str) -> str:
@@ -514,89 +482,6 @@ def _backup(path: Path, text: str) -> None:
     write_settings_file(backup, text, replace=True)
 
 
-@dataclass(frozen=True, slots=True)
-class GeminiStep:
-    """Gemini CLI's own ``gemini extensions …`` command that links our extension (after
-    its files are written) or unlinks it (before they are deleted)."""
-
-    args: tuple[str, ...]
-    done: str
-
-    def shown(self) -> str:
-        return shlex.join(["gemini", *self.args])
-
-
-def gemini_step(place: Place, remove: bool) -> GeminiStep | None:
-    """What Gemini CLI must be told, from its record of an extension named
-    ``pi-snippets``: nothing when it already links (or no longer has) ours; an
-    extension of that name from elsewhere is the person's, and stops the setup
-    (``ConfigFileError``)."""
-    folder = place.gemini_extension
-    installed = place.gemini_home / "extensions" / SERVER_NAME
-    if not installed.exists():
-        return None if remove else GeminiStep(
-            ("extensions", "link", str(folder), "--consent"),
-            f"linked {folder} as Gemini CLI's extension {SERVER_NAME}",
-        )  # fmt: skip
-    try:
-        record = json.loads((installed / GEMINI_INSTALL_RECORD).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        record = None
-    source = record.get("source") if isinstance(record, dict) else None
-    ours = (
-        isinstance(record, dict)
-        and record.get("type") == "link"
-        and isinstance(source, str)
-        and (source == str(folder) or _same_file(source, folder))
-    )
-    if ours:
-        return GeminiStep(
-            ("extensions", "uninstall", SERVER_NAME),
-            f"unlinked Gemini CLI's extension {SERVER_NAME}",
-        ) if remove else None  # fmt: skip
-    if remove:
-        return None
-    where = f" (from {source})" if isinstance(source, str) else f" in {installed}"
-    raise ConfigFileError(
-        f"Gemini CLI already has an extension named {SERVER_NAME}{where}; keep it, or "
-        f"remove it (gemini extensions uninstall {SERVER_NAME})"
-    )
-
-
-def run_gemini(place: Place, gemini: str, step: GeminiStep, err: Callable[[str], None]) -> bool:
-    """Runs ``step`` with ``gemini``, the one on the person's ``PATH``. The workspace
-    counts as trusted for that one command (``GEMINI_CLI_TRUST_WORKSPACE``): else
-    Gemini, told to consent, would also trust the folder setup was run in."""
-    try:
-        done = subprocess.run(
-            [gemini, *step.args],
-            cwd=place.project,
-            env={**place.env, "GEMINI_CLI_TRUST_WORKSPACE": "true"},
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=GEMINI_COMMAND_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        err(f"pi-snippets-lsp setup: `{step.shown()}` failed: {exc}")
-        return False
-    if done.returncode != 0:
-        output = (done.stderr.strip() or done.stdout.strip())[-2000:]
-        err(f"pi-snippets-lsp setup: `{step.shown()}` failed ({done.returncode}): {output}")
-        return False
-    return True
-
-
-def _prune_extension_folder(place: Place) -> None:
-    """After ``--remove``: the extension's folders, when setup's deletions left them
-    empty (never a folder that holds anything else)."""
-    folder = place.gemini_extension
-    for empty in (folder / "hooks", folder, folder.parent):
-        with contextlib.suppress(OSError):
-            empty.rmdir()
-
-
 #: What the person sees next, per agent.
 NEXT: Final = {
     "claude-code": "Start claude: `claude mcp list` shows pi-snippets, and %name in a prompt "
@@ -633,7 +518,11 @@ def run_setup(
     records = load_records(place.record_file)
     try:
         planned = plan(edits_for(agent, project, place, command), remove, records)
-        step = gemini_step(place, remove) if agent == "gemini" and not project else None
+        step = (
+            gemini_extension.step(place.gemini_home, place.gemini_extension, remove)
+            if agent == "gemini" and not project
+            else None
+        )
     except ConfigFileError as exc:
         err(f"pi-snippets-lsp setup: {exc}; fix it (or move it away) and run setup again. "
             "Nothing was changed.")  # fmt: skip
@@ -651,14 +540,14 @@ def run_setup(
             out(f"and run: {step.shown()}")
         out("(dry run: nothing written)")
         return 0
-    gemini = shutil.which("gemini", path=place.env.get("PATH", os.defpath))
+    gemini = gemini_extension.find_gemini(place.env)
     if step is not None and gemini is None:
         err("pi-snippets-lsp setup: Gemini CLI's `gemini` command is not on PATH; install "
             "Gemini CLI (npm install -g @google/gemini-cli), then run setup again. "
             "Nothing was changed.")  # fmt: skip
         return 1
     if step is not None and gemini is not None and remove:
-        if not run_gemini(place, gemini, step, err):
+        if not gemini_extension.run(gemini, step, place.project, place.env, err):
             err("Nothing was changed.")
             return 1
         out(step.done)
@@ -677,9 +566,9 @@ def run_setup(
     except (OSError, SettingsWriteError) as exc:
         err(f"pi-snippets-lsp setup: cannot note what was added in {place.record_file}: {exc}")
     if agent == "gemini" and not project and remove:
-        _prune_extension_folder(place)
+        gemini_extension.prune(place.gemini_extension)
     if step is not None and gemini is not None and not remove:
-        if not run_gemini(place, gemini, step, err):
+        if not gemini_extension.run(gemini, step, place.project, place.env, err):
             err("The extension's files are written; run setup again to link them.")
             return 1
         out(step.done)
