@@ -25,6 +25,7 @@ EXCLUDED_MODULES = (
     # (tests/unit/test_agent_setup.py) and by the real agents (tests/agents).
     "arguments",
     "setup",
+    "gemini_extension",
     "tomledit",
     "__init__",
     "__main__",

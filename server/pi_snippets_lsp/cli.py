@@ -535,7 +535,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "setup":
         from pi_snippets_lsp.agents.setup import run_setup_command  # noqa: PLC0415
 
-        return run_printing(lambda: run_setup_command(args))
+        return run_printing(lambda: run_setup_command(args, VERSION))
     return run_lsp(args)
 
 

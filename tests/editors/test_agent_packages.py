@@ -4,7 +4,8 @@ docs/agents.md, "Plugin and extension". Each is checked against the format its a
 loads (Claude Code: ``.claude-plugin/plugin.json``, ``hooks/hooks.json`` beside it, a
 ``.claude-plugin/marketplace.json`` that lists it; Gemini CLI: ``gemini-extension.json``
 with ``name`` and ``version`` and ``hooks/hooks.json`` whose ``hooks`` is an object), and
-against what ``setup`` writes: the same MCP server and the same hook command.
+against what ``setup`` writes: the same MCP server and the same hook command (for
+Gemini CLI, the very files ``setup gemini`` writes and links).
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ def load(path: Path) -> dict[str, object]:
 
 def setup_wrote(agent: str, tmp_path: Path) -> dict[str, str]:
     """The texts ``setup AGENT`` writes into empty files, by file name."""
-    place = Place(home=tmp_path, project=tmp_path, env={}, platform="linux")
+    place = Place(home=tmp_path, project=tmp_path, env={}, platform="linux", version=VERSION)
     texts: dict[str, str] = {}
     for edit in edits_for(agent, False, place, ["pi-snippets-lsp"]):
-        texts[edit.path.name] = edit.add(texts.get(edit.path.name, ""))
+        if not edit.retired:  # an older setup's entries, which setup takes back
+            texts[edit.path.name] = edit.add(texts.get(edit.path.name, ""))
     return texts
 
 
@@ -77,10 +79,13 @@ def test_the_gemini_extension_is_an_extension_gemini_cli_loads(tmp_path: Path) -
     assert manifest["version"] == VERSION
     assert manifest["mcpServers"] == {SERVER_NAME: SERVER}
     hooks = load(GEMINI / "hooks" / "hooks.json")
-    entry = only_hook(hooks["hooks"], "BeforeModel")
-    written = json.loads(setup_wrote("gemini", tmp_path)["settings.json"])
-    assert only_hook(written["hooks"], "BeforeModel") == entry
-    assert written["mcpServers"] == manifest["mcpServers"]
+    only_hook(hooks["hooks"], "BeforeModel")
+    # `setup gemini` writes and links this very extension (with the command that
+    # starts the running pi-snippets-lsp: here the bare name), byte for byte.
+    written = setup_wrote("gemini", tmp_path)
+    assert written["gemini-extension.json"] == (GEMINI / "gemini-extension.json").read_text()
+    assert written["hooks.json"] == (GEMINI / "hooks" / "hooks.json").read_text()
+    assert "settings.json" not in written  # Gemini's settings get nothing of ours
 
 
 def test_every_packaged_hook_names_an_agent_the_hook_command_knows() -> None:

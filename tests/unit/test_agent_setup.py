@@ -32,6 +32,31 @@ from pi_snippets_lsp.settings.jsontree import parse_jsonc
 
 COMMAND = ["pi-snippets-lsp"]
 SERVER = {"command": "pi-snippets-lsp", "args": ["mcp"]}
+#: Where ``setup gemini`` writes the Gemini CLI extension it links.
+EXTENSION = "~/.local/share/pi-snippets-lsp/gemini-extension"
+#: A stand-in for Gemini CLI's own ``gemini extensions link PATH --consent`` and
+#: ``gemini extensions uninstall NAME``: it keeps the record the real one keeps
+#: (``~/.gemini/extensions/NAME/.gemini-extension-install.json``) and refuses what the
+#: real one would ask about (no ``--consent``, a workspace not trusted).
+FAKE_GEMINI = """\
+import json, os, pathlib, shutil, sys
+home = os.environ.get("GEMINI_CLI_HOME") or os.environ["HOME"]
+extensions = pathlib.Path(home) / ".gemini" / "extensions"
+args = sys.argv[1:]
+with open(pathlib.Path(os.environ["HOME"]).parent / "gemini-calls", "a") as log:
+    log.write(json.dumps(args) + "\\n")
+trusted = os.environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "true"
+if args[:2] == ["extensions", "link"] and args[3:] == ["--consent"] and trusted:
+    source = pathlib.Path(args[2])
+    name = json.loads((source / "gemini-extension.json").read_text())["name"]
+    (extensions / name).mkdir(parents=True)
+    record = {"source": str(source), "type": "link"}
+    (extensions / name / ".gemini-extension-install.json").write_text(json.dumps(record))
+elif args[:2] == ["extensions", "uninstall"] and len(args) == 3:
+    shutil.rmtree(extensions / args[2])
+else:
+    sys.exit("unexpected: " + " ".join(args))
+"""
 
 #: Per agent and scope: each file it edits (``~/`` the home, ``./`` the project) with
 #: the text a person may have there.
@@ -105,7 +130,7 @@ FILES: dict[tuple[str, bool], dict[str, str]] = {
 SERVER_AT: dict[tuple[str, bool], tuple[str, tuple[str, ...]]] = {
     ("claude-code", False): ("~/.claude.json", ("mcpServers", "pi-snippets")),
     ("claude-code", True): ("./.mcp.json", ("mcpServers", "pi-snippets")),
-    ("gemini", False): ("~/.gemini/settings.json", ("mcpServers", "pi-snippets")),
+    ("gemini", False): (f"{EXTENSION}/gemini-extension.json", ("mcpServers", "pi-snippets")),
     ("gemini", True): ("./.gemini/settings.json", ("mcpServers", "pi-snippets")),
     ("codex", False): ("~/.codex/config.toml", ("mcp_servers", "pi-snippets")),
     ("codex", True): ("./.codex/config.toml", ("mcp_servers", "pi-snippets")),
@@ -127,7 +152,7 @@ SERVER_VALUE = {
 HOOK_AT: dict[tuple[str, bool], tuple[str, str]] = {
     ("claude-code", False): ("~/.claude/settings.json", "UserPromptSubmit"),
     ("claude-code", True): ("./.claude/settings.json", "UserPromptSubmit"),
-    ("gemini", False): ("~/.gemini/settings.json", "BeforeModel"),
+    ("gemini", False): (f"{EXTENSION}/hooks/hooks.json", "BeforeModel"),
     ("gemini", True): ("./.gemini/settings.json", "BeforeModel"),
     ("codex", False): ("~/.codex/hooks.json", "UserPromptSubmit"),
     ("codex", True): ("./.codex/hooks.json", "UserPromptSubmit"),
@@ -143,6 +168,12 @@ class Sandbox:
         self.project.mkdir()
         self.out: list[str] = []
         self.err: list[str] = []
+        self.bin = root / "bin"
+        self.bin.mkdir()
+        gemini = self.bin / "gemini"
+        gemini.write_text(f"#!{sys.executable}\n{FAKE_GEMINI}")
+        gemini.chmod(0o755)
+        self.env = {"PATH": str(self.bin), "HOME": str(self.home)}
 
     def path(self, name: str) -> Path:
         base = self.home if name.startswith("~/") else self.project
@@ -166,18 +197,25 @@ class Sandbox:
             project=project,
             dry_run=flags.get("dry_run", False),
             remove=flags.get("remove", False),
-            place=Place(home=self.home, project=self.project, env={}, platform="linux"),
+            place=Place(home=self.home, project=self.project, env=self.env, platform="linux"),
             command=COMMAND,
             out=self.out.append,
             err=self.err.append,
         )
 
     def snapshot(self) -> dict[str, bytes]:
+        """Every file of the home and the project (not the fake ``gemini``, nor setup's
+        backups and record)."""
         return {
             str(p.relative_to(self.home.parent)): p.read_bytes()
-            for p in sorted(self.home.parent.rglob("*"))
+            for folder in (self.home, self.project)
+            for p in sorted(folder.rglob("*"))
             if p.is_file() and not p.name.endswith(BACKUP_SUFFIX) and "/.local/state/" not in str(p)
         }
+
+    def gemini_calls(self) -> list[list[str]]:
+        log = self.home.parent / "gemini-calls"
+        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
 @pytest.fixture
@@ -294,7 +332,13 @@ def test_remove_deletes_a_file_setup_created(box: Sandbox, agent: str, project: 
 def test_a_file_that_does_not_parse_is_refused_untouched(
     box: Sandbox, agent: str, project: bool
 ) -> None:
-    name, _ = SERVER_AT[agent, project]
+    # setup gemini rewrites its own extension's files whatever they hold; it reads
+    # Gemini's settings.json (for an older setup's entries).
+    name = (
+        "~/.gemini/settings.json"
+        if (agent, project) == ("gemini", False)
+        else SERVER_AT[agent, project][0]
+    )
     box.write(FILES[agent, project])
     box.write({name: '[mcp_servers\nbroken = "' if name.endswith(".toml") else '{"a": 1,, }'})
     before = box.snapshot()
@@ -307,21 +351,21 @@ def test_a_file_that_does_not_parse_is_refused_untouched(
 
 
 @pytest.mark.parametrize(
-    ("agent", "text"),
+    ("agent", "project", "text"),
     [
-        ("cursor", '{"mcpServers": []}'),
-        ("cursor", "[]"),
-        ("claude-code", '{"mcpServers": 3}'),
-        ("gemini", '{"hooks": {"BeforeModel": {}}}'),
-        ("codex", 'mcp_servers = "none"\n'),
+        ("cursor", False, '{"mcpServers": []}'),
+        ("cursor", False, "[]"),
+        ("claude-code", False, '{"mcpServers": 3}'),
+        ("gemini", True, '{"hooks": {"BeforeModel": {}}}'),
+        ("codex", False, 'mcp_servers = "none"\n'),
     ],
 )
 def test_a_file_of_the_wrong_shape_is_refused_untouched(
-    box: Sandbox, agent: str, text: str
+    box: Sandbox, agent: str, project: bool, text: str
 ) -> None:
-    name, _ = SERVER_AT[agent, False]
+    name, _ = SERVER_AT[agent, project]
     box.write({name: text})
-    assert box.setup(agent) == 1
+    assert box.setup(agent, project) == 1
     assert box.read(name) == text
 
 
@@ -404,7 +448,13 @@ def test_the_config_dirs_follow_the_agents_environment_variables(tmp_path: Path)
     place = Place(
         home=tmp_path,
         project=tmp_path / "p",
-        env={"CLAUDE_CONFIG_DIR": "/c", "CODEX_HOME": "/x", "XDG_CONFIG_HOME": "/xdg"},
+        env={
+            "CLAUDE_CONFIG_DIR": "/c",
+            "CODEX_HOME": "/x",
+            "XDG_CONFIG_HOME": "/xdg",
+            "GEMINI_CLI_HOME": "/g",
+            "XDG_DATA_HOME": "/d",
+        },
         platform="linux",
     )
     paths = {
@@ -416,6 +466,13 @@ def test_the_config_dirs_follow_the_agents_environment_variables(tmp_path: Path)
     assert paths["zed"] == ["/xdg/zed/settings.json"]
     assert paths["vscode"] == ["/xdg/Code/User/mcp.json"]
     assert paths["opencode"] == ["/xdg/opencode/opencode.json"]
+    extension = "/d/pi-snippets-lsp/gemini-extension"
+    assert paths["gemini"] == [
+        f"{extension}/gemini-extension.json",
+        f"{extension}/hooks/hooks.json",
+        "/g/.gemini/settings.json",  # an older setup's entries, taken back
+        "/g/.gemini/settings.json",
+    ]
     mac = Place(home=tmp_path, project=tmp_path, env={}, platform="darwin")
     assert [str(e.path) for e in edits_for("vscode", False, mac, COMMAND)] == [
         f"{tmp_path}/Library/Application Support/Code/User/mcp.json"
@@ -477,3 +534,95 @@ def test_a_config_file_that_is_a_link_is_written_through(box: Sandbox) -> None:
     assert "pi-snippets" in json.loads(real.read_text())["mcpServers"]
     assert box.setup("cursor", remove=True) == 0
     assert link.is_symlink() and real.read_text() == '{"mcpServers": {}}\n'
+
+
+OLD_GEMINI_SETTINGS = """{
+  "mcpServers": {
+    "fs": {"command": "fs-mcp"},
+    "pi-snippets": {"command": "pi-snippets-lsp", "args": ["mcp"]}
+  },
+  "hooks": {
+    "BeforeModel": [
+      {"hooks": [{"type": "command", "command": "./log.sh"}]},
+      {"hooks": [{"name": "pi-snippets", "type": "command",
+                  "command": "pi-snippets-lsp hook gemini", "timeout": 10000}]}
+    ]
+  }
+}
+"""
+
+
+def test_setup_gemini_links_its_extension_with_geminis_own_command(box: Sandbox) -> None:
+    """The extension's files are written first, then ``gemini extensions link``
+    (consent given, the workspace trusted for that command only) records it; the
+    second run finds it linked and changes nothing; ``--remove`` unlinks it with
+    ``gemini extensions uninstall``, then deletes the files and their folders."""
+    assert box.setup("gemini", dry_run=True) == 0
+    folder = box.path(EXTENSION)
+    assert f"and run: gemini extensions link {folder} --consent" in box.out
+    assert box.gemini_calls() == [] and box.snapshot() == {}
+    assert box.setup("gemini") == 0, box.err
+    assert box.gemini_calls() == [["extensions", "link", str(folder), "--consent"]]
+    manifest = json.loads(box.read(f"{EXTENSION}/gemini-extension.json") or "")
+    assert manifest["name"] == "pi-snippets" and manifest["version"] == "0.0.0"
+    record = json.loads(
+        box.read("~/.gemini/extensions/pi-snippets/.gemini-extension-install.json") or ""
+    )
+    assert record == {"source": str(folder), "type": "link"}
+    assert f"linked {folder} as Gemini CLI's extension pi-snippets" in box.out
+    assert "slash command" in box.out[-1]
+    assert box.setup("gemini") == 0 and box.out[-1].startswith("already set up: ")
+    assert len(box.gemini_calls()) == 1
+    assert box.setup("gemini", remove=True) == 0, box.err
+    assert box.gemini_calls()[-1] == ["extensions", "uninstall", "pi-snippets"]
+    assert box.snapshot() == {}
+    assert not folder.exists() and not folder.parent.exists()
+    assert box.path("~/.local/share").is_dir()
+
+
+def test_setup_gemini_takes_back_the_settings_entries_of_an_older_setup(box: Sandbox) -> None:
+    """An older setup wrote the server and the hook into ``~/.gemini/settings.json``:
+    beside the extension they would start a second server and run the hook twice."""
+    box.write({"~/.gemini/settings.json": OLD_GEMINI_SETTINGS})
+    assert box.setup("gemini") == 0, box.err
+    settings = value_of("settings.json", box.read("~/.gemini/settings.json") or "")
+    assert settings == {
+        "mcpServers": {"fs": {"command": "fs-mcp"}},
+        "hooks": {"BeforeModel": [{"hooks": [{"type": "command", "command": "./log.sh"}]}]},
+    }
+    assert box.setup("gemini") == 0 and box.out[-1].startswith("already set up: ")
+
+
+def test_setup_gemini_without_gemini_on_the_path_changes_nothing(box: Sandbox) -> None:
+    box.write({"~/.gemini/settings.json": OLD_GEMINI_SETTINGS})
+    box.env["PATH"] = str(box.home)
+    before = box.snapshot()
+    assert box.setup("gemini") == 1
+    assert "`gemini` command is not on PATH" in box.err[0] and "Nothing was changed" in box.err[0]
+    assert box.snapshot() == before
+    box.env["PATH"] = str(box.bin)
+    assert box.setup("gemini") == 0
+    box.env["PATH"] = str(box.home)
+    once = box.snapshot()
+    assert box.setup("gemini", remove=True) == 1  # the link is Gemini's to take back
+    assert box.snapshot() == once
+
+
+def test_setup_gemini_leaves_an_extension_of_the_same_name_from_elsewhere(box: Sandbox) -> None:
+    record = {"source": "/src/pi-snippets-lsp/editors/gemini", "type": "link"}
+    box.write(
+        {"~/.gemini/extensions/pi-snippets/.gemini-extension-install.json": json.dumps(record)}
+    )
+    before = box.snapshot()
+    assert box.setup("gemini") == 1
+    assert "already has an extension named pi-snippets (from /src/" in box.err[0]
+    assert box.snapshot() == before
+    assert box.setup("gemini", remove=True) == 0
+    assert box.snapshot() == before and box.gemini_calls() == []
+
+
+def test_a_failing_gemini_command_is_reported(box: Sandbox) -> None:
+    (box.bin / "gemini").write_text("#!/bin/sh\necho 'Extension not allowed' >&2\nexit 3\n")
+    assert box.setup("gemini") == 1
+    assert "`gemini extensions link " in box.err[0] and "(3): Extension not allowed" in box.err[0]
+    assert "run setup again" in box.err[1]

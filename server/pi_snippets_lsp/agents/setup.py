@@ -19,6 +19,10 @@ The command in the entries: ``pi-snippets-lsp`` when that name on ``PATH`` is th
 running command (a config that travels, e.g. a project's, keeps working on another
 machine), else the running script's absolute path, else ``python -m pi_snippets_lsp``
 with this interpreter: an agent starts it without the person's shell set-up.
+
+Gemini CLI (user scope) gets an extension, not settings entries: its slash commands
+then appear at every start (``agents.gemini_extension``). A project (``--project``) has
+no extensions: there the entries go into ``.gemini/settings.json`` (docs/agents.md).
 """
 
 from __future__ import annotations
@@ -34,11 +38,11 @@ import shutil
 import stat
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-from pi_snippets_lsp.agents import jsonedit
+from pi_snippets_lsp.agents import gemini_extension, jsonedit
 from pi_snippets_lsp.agents.jsonedit import ConfigFileError
 from pi_snippets_lsp.core.config import JsonPath
 from pi_snippets_lsp.settings.safe_write import SettingsWriteError, write_settings_file
@@ -59,13 +63,20 @@ class Edit:
     """What setup does to one file: ``add`` maps its text (``""`` for a missing file) to
     the new text; ``take_back(text, created)`` removes ours again, and with it each
     container at a path in ``created`` that it leaves empty. ``container`` is where our
-    entry goes (its missing parts are created), ``read`` the file's plain value."""
+    entry goes (its missing parts are created), ``read`` the file's plain value.
+
+    ``owned``: the whole file is ours (the Gemini extension's files, in setup's own
+    folder): ``add`` gives its text whatever was there, ``--remove`` deletes it.
+    ``retired``: an entry an older setup wrote where it no longer belongs (Gemini's
+    ``settings.json`` before the extension): setup takes it back in both directions."""
 
     path: Path
     add: Callable[[str], str]
     take_back: Callable[[str, frozenset[JsonPath]], str]
     container: JsonPath
     read: Callable[[str], object]
+    owned: bool = False
+    retired: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +87,8 @@ class Place:
     project: Path
     env: dict[str, str]
     platform: str = sys.platform
+    #: This package's version (the Gemini extension's manifest carries it).
+    version: str = "0.0.0"
 
     @property
     def record_file(self) -> Path:
@@ -83,6 +96,21 @@ class Place:
         state = self.env.get("XDG_STATE_HOME")
         base = Path(state) if state else self.home / ".local" / "state"
         return base / "pi-snippets-lsp" / "setup.json"
+
+    @property
+    def gemini_home(self) -> Path:
+        """Gemini CLI's user folder (``GEMINI_CLI_HOME`` moves it, as Gemini's own
+        ``homedir()`` does)."""
+        moved = self.env.get("GEMINI_CLI_HOME")
+        return (Path(moved) if moved else self.home) / ".gemini"
+
+    @property
+    def gemini_extension(self) -> Path:
+        """The folder of the Gemini CLI extension setup writes and links: setup's own,
+        outside Gemini's, so that ``pip``/``pipx`` installs need no package data."""
+        data = self.env.get("XDG_DATA_HOME")
+        base = Path(data) if data else self.home / ".local" / "share"
+        return base / "pi-snippets-lsp" / "gemini-extension"
 
 
 def launcher(which: Callable[[str], str | None] = shutil.which) -> list[str]:
@@ -159,6 +187,10 @@ def edits_for(agent: str, project: bool, place: Place, command: Sequence[str]) -
             )
         )
 
+    def owned(path: Path, value: object) -> None:
+        text = json.dumps(value, indent=2) + "\n"
+        edits.append(Edit(path, lambda _: text, lambda _t, _c: "", (), lambda _: value, owned=True))
+
     command_hook: dict[str, object] = {"type": "command", "command": hook_command}
     if agent == "claude-code":
         config_dir = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else None
@@ -171,15 +203,25 @@ def edits_for(agent: str, project: bool, place: Place, command: Sequence[str]) -
             settings = (config_dir or home / ".claude") / "settings.json"
         hook(settings, "UserPromptSubmit", {**command_hook, "timeout": HOOK_TIMEOUT_SECONDS})
     elif agent == "gemini":
-        gemini_home = home / ".gemini"
-        settings = (root if project else home) / ".gemini" / "settings.json"
-        server(settings, ("mcpServers",), {"command": exe, "args": mcp_args})
-        hook(
-            settings,
-            "BeforeModel",
-            {"name": SERVER_NAME, **command_hook, "timeout": HOOK_TIMEOUT_SECONDS * 1000},
-        )
-        if project:
+        gemini_home = place.gemini_home
+        settings = root / ".gemini" / "settings.json" if project else gemini_home / "settings.json"
+        gemini_server: dict[str, object] = {"command": exe, "args": mcp_args}
+        gemini_hook = {"name": SERVER_NAME, **command_hook, "timeout": HOOK_TIMEOUT_SECONDS * 1000}
+        if not project:
+            extension = place.gemini_extension
+            owned(
+                extension / "gemini-extension.json",
+                gemini_extension.manifest(place.version, gemini_server),
+            )
+            owned(extension / "hooks" / "hooks.json", gemini_extension.hooks(gemini_hook))
+        mark = len(edits)
+        server(settings, ("mcpServers",), gemini_server)
+        hook(settings, "BeforeModel", gemini_hook)
+        if not project:
+            # An older setup's entries: beside the extension they would start a second
+            # server of the same name and run the hook twice.
+            edits[mark:] = [replace(e, retired=True) for e in edits[mark:]]
+        else:
             trust = gemini_home / "trustedFolders.json"
             folder = str(root)
             edits.append(
@@ -264,11 +306,13 @@ def _vscode_user_dir(place: Place) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class FileChange:
-    """One file's text before and after (None: no file)."""
+    """One file's text before and after (None: no file); ``owned``: a file setup
+    writes whole (no backup: setup would write the same text again)."""
 
     path: Path
     old: str | None
     new: str | None
+    owned: bool = False
 
     @property
     def changed(self) -> bool:
@@ -337,11 +381,16 @@ def plan(edits: Sequence[Edit], remove: bool, records: dict[str, Record]) -> Pla
     for edit in edits:
         key = str(edit.path)
         previous = changes.get(edit.path)
-        old = previous.old if previous else _read(edit.path)
+        old = previous.old if previous else _read(edit.path, lenient=edit.owned)
         current = previous.new if previous else old
         text = current or ""
         record = updated.get(key) or records.get(key) or Record()
-        if remove:
+        if edit.owned:
+            updated[key] = None
+            new_text = None if remove else edit.add(text)
+            changes[edit.path] = FileChange(edit.path, old, new_text, owned=True)
+            continue
+        if remove or edit.retired:
             new_text = edit.take_back(text, record.containers)
             updated[key] = None
         else:
@@ -359,7 +408,7 @@ def plan(edits: Sequence[Edit], remove: bool, records: dict[str, Record]) -> Pla
         new: str | None = new_text
         if current is None and new_text == text:
             new = None
-        elif remove and record.created_file and new_text.strip() in {"{}", ""}:
+        elif (remove or edit.retired) and record.created_file and new_text.strip() in {"{}", ""}:
             new = record.blank  # nothing left but what setup created: the file goes
         changes[edit.path] = FileChange(edit.path, old, new)
     return Plan(list(changes.values()), updated)
@@ -396,7 +445,9 @@ def save_records(path: Path, records: dict[str, Record], updates: dict[str, Reco
     write_settings_file(path, json.dumps(kept, indent=2) + "\n", replace=True)
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, lenient: bool = False) -> str | None:
+    """A config file's text (None: no file); ``lenient`` for a file setup owns, which it
+    rewrites whatever it holds."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -404,7 +455,7 @@ def _read(path: Path) -> str | None:
     except OSError as exc:
         raise ConfigFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8", errors="replace" if lenient else "strict")
     except UnicodeDecodeError:
         raise ConfigFileError(f"{path} is not UTF-8 text") from None
 
@@ -414,7 +465,7 @@ def write(change: FileChange) -> None:
     # A config file that is a link (dotfiles kept in a repository) is written through:
     # replacing the link by a file would cut it off from where the person keeps it.
     path = change.path.resolve() if change.path.is_symlink() else change.path
-    if change.old is not None:
+    if change.old is not None and not change.owned:
         _backup(path, change.old)
     if change.new is None:
         path.unlink(missing_ok=True)
@@ -435,8 +486,13 @@ def _backup(path: Path, text: str) -> None:
 NEXT: Final = {
     "claude-code": "Start claude: `claude mcp list` shows pi-snippets, and %name in a prompt "
     "reaches the model expanded (a project's .mcp.json asks for your approval once).",
-    "gemini": "Start gemini: `gemini mcp list` shows pi-snippets, and %name in a prompt "
-    "reaches the model expanded in folders you trust.",
+    "gemini": "Start gemini in a folder you trust (it asks the first time): every snippet "
+    "is offered as a slash command (/review), `/mcp list` shows pi-snippets Ready, and "
+    "%name in a prompt reaches the model expanded.",
+    "gemini-project": "Start gemini here: `gemini mcp list` shows pi-snippets, and %name in "
+    "a prompt reaches the model expanded; the snippets become slash commands (/review) "
+    "after `/mcp refresh` (Gemini lists a settings.json server's prompts only if it "
+    "answered while Gemini started).",
     "codex": "Start codex: `codex mcp list` shows pi-snippets; review and trust the new "
     "prompt hook when Codex asks, then %name in a prompt reaches the model expanded.",
     "vscode": "In VS Code's chat (agent mode), the pi-snippets tools and /mcp.pi-snippets.NAME "
@@ -462,21 +518,39 @@ def run_setup(
     records = load_records(place.record_file)
     try:
         planned = plan(edits_for(agent, project, place, command), remove, records)
+        step = (
+            gemini_extension.step(place.gemini_home, place.gemini_extension, remove)
+            if agent == "gemini" and not project
+            else None
+        )
     except ConfigFileError as exc:
         err(f"pi-snippets-lsp setup: {exc}; fix it (or move it away) and run setup again. "
             "Nothing was changed.")  # fmt: skip
         return 1
     changes = planned.changes
     pending = [c for c in changes if c.changed]
-    if not pending:
+    if not pending and step is None:
         what = "nothing of pi-snippets in" if remove else "already set up:"
         out(f"{what} {', '.join(str(c.path) for c in changes)}; nothing to change")
         return 0
     if dry_run:
         for change in pending:
             out(change.diff().rstrip("\n"))
+        if step is not None:
+            out(f"and run: {step.shown()}")
         out("(dry run: nothing written)")
         return 0
+    gemini = gemini_extension.find_gemini(place.env)
+    if step is not None and gemini is None:
+        err("pi-snippets-lsp setup: Gemini CLI's `gemini` command is not on PATH; install "
+            "Gemini CLI (npm install -g @google/gemini-cli), then run setup again. "
+            "Nothing was changed.")  # fmt: skip
+        return 1
+    if step is not None and gemini is not None and remove:
+        if not gemini_extension.run(gemini, step, place.project, place.env, err):
+            err("Nothing was changed.")
+            return 1
+        out(step.done)
     for change in pending:
         try:
             write(change)
@@ -484,20 +558,28 @@ def run_setup(
             err(f"pi-snippets-lsp setup: cannot write {change.path}: {exc}")
             return 1
         verb = "deleted" if change.new is None else "created" if change.old is None else "updated"
-        backup = f" (backup: {change.path.name}{BACKUP_SUFFIX})" if change.old is not None else ""
+        saved = change.old is not None and not change.owned
+        backup = f" (backup: {change.path.name}{BACKUP_SUFFIX})" if saved else ""
         out(f"{verb} {change.path}{backup}")
     try:
         save_records(place.record_file, records, planned.records)
     except (OSError, SettingsWriteError) as exc:
         err(f"pi-snippets-lsp setup: cannot note what was added in {place.record_file}: {exc}")
+    if agent == "gemini" and not project and remove:
+        gemini_extension.prune(place.gemini_extension)
+    if step is not None and gemini is not None and not remove:
+        if not gemini_extension.run(gemini, step, place.project, place.env, err):
+            err("The extension's files are written; run setup again to link them.")
+            return 1
+        out(step.done)
     if not remove:
-        out(NEXT[agent])
+        out(NEXT["gemini-project" if agent == "gemini" and project else agent])
     return 0
 
 
-def run_setup_command(args: argparse.Namespace) -> int:
-    """The ``setup`` command line."""
-    place = Place(home=Path.home(), project=Path.cwd(), env=dict(os.environ))
+def run_setup_command(args: argparse.Namespace, version: str) -> int:
+    """The ``setup`` command line (``version``: this package's)."""
+    place = Place(home=Path.home(), project=Path.cwd(), env=dict(os.environ), version=version)
     return run_setup(
         args.agent,
         project=args.project_scope,
