@@ -6,11 +6,12 @@ review" and offers "Trust all and continue", which records the hook's hash in
 ``config.toml`` (``[hooks.state]``); an untrusted hook is skipped without a word, in the
 UI and in ``codex exec``. So each test starts Codex's UI (in tmux, without its
 background server: ``--no-daemon``, nothing outlives the test; no update offered at
-start), trusts the hook as the person would, types the prompt there, and asserts on
-the request the fake model (the Responses API) received. Codex's hook cannot change the prompt: the model
-gets ``Please %review`` as typed and, after it, a developer message holding the whole
-prompt expanded. ``%%review``, ``x%review`` and an unknown marker add nothing; a broken
-settings file adds nothing either, and Codex shows the hook's warning under the prompt.
+start), trusts the hook as the person would, types the prompt there, and asserts on the
+request the fake model (the Responses API) received. Codex's hook cannot change the
+prompt: the model gets ``Please %review`` as typed and, after it, a developer message
+holding the whole prompt expanded. ``%%review``, ``x%review`` and an unknown marker add
+nothing; a broken settings file adds nothing either, and Codex shows the hook's warning
+under the prompt.
 """
 
 from __future__ import annotations
