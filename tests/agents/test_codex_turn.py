@@ -16,6 +16,7 @@ under the prompt.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -66,7 +67,15 @@ def trusted_ui(place: Place, tmux: Any, env: dict[str, str]) -> Any:
     command = [str(place.bin / "codex"), "--no-daemon", "-c", "check_for_update_on_startup=false"]
     ui = tmux(command, place.env(**env))
     ui.wait(lambda s: "Trust all and continue" in s, "the review of the new hook")
-    ui.keys("Down")
+    # The list may be drawn before Codex reads keys: a Down it missed is sent again,
+    # but only while the first option is still the one selected.
+    for _ in range(6):
+        ui.keys("Down")
+        deadline = time.monotonic() + 10
+        while "› 1. Review hooks" in ui.screen() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if "› 1. Review hooks" not in ui.screen():
+            break
     ui.wait(lambda s: "› 2. Trust all and continue" in s, "the trust option selected")
     ui.keys("Enter")
     ui.wait(
