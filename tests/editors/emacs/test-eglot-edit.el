@@ -22,21 +22,10 @@
 (require 'cl-lib)
 (require 'subr-x)
 
-(defvar pi-test--root
-  (expand-file-name "../../.." (file-name-directory (or load-file-name buffer-file-name)))
-  "Repository root.")
-
-(dolist (dir (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))
-  (when (file-directory-p dir)
-    (add-to-list 'load-path dir)))
-(add-to-list 'load-path (expand-file-name "editors/emacs" pi-test--root))
-
-(defvar pi-test--timeout
-  (string-to-number (or (getenv "PI_SNIPPETS_TEST_TIMEOUT") "90")))
-(defvar pi-test--tmp nil)
-(defvar pi-test--server nil)
-(defvar pi-test--failures 0)
-(defvar pi-test--checks 0)
+(defvar pi-test--name "test-eglot-edit")
+(load (expand-file-name "pi-test-eglot" (file-name-directory
+                                         (or load-file-name buffer-file-name)))
+      nil t)
 
 (defconst pi-test--old-token
   "\"Say \\\"hi\\\" to C:\\\\dir,\\n100% caf\\u00e9 😀\"")
@@ -50,96 +39,13 @@
   "\"New \\\"quoted\\\" \\\\n stays, C:\\\\\\\\x\\n  100%% 中文 😀\\n\\tend\\n\"")
 (defconst pi-test--prompt "use %tricky here\n")
 
-(defun pi-test--log (fmt &rest args)
-  "Print FMT with ARGS on stderr with a prefix."
-  (message "[test-eglot-edit] %s" (apply #'format fmt args)))
-
-(defun pi-test--finish (code)
-  "Shut the server down, clean up and exit Emacs with CODE."
-  (when (/= code 0)
-    (dolist (buffer (buffer-list))
-      (when (string-match-p "EGLOT.*\\(events\\|stderr\\)" (buffer-name buffer))
-        (with-current-buffer buffer
-          (pi-test--log "---- %s ----\n%s" (buffer-name)
-                        (buffer-substring-no-properties
-                         (max (point-min) (- (point-max) 6000)) (point-max)))))))
-  (when (and pi-test--server (jsonrpc-running-p pi-test--server))
-    (ignore-errors
-      (with-timeout (5 (pi-test--log "shutdown timed out"))
-        (eglot-shutdown pi-test--server nil 3))))
-  (when (and pi-test--tmp (file-directory-p pi-test--tmp))
-    (ignore-errors (delete-directory pi-test--tmp t)))
-  (pi-test--log "%d check(s), %d failure(s): %s" pi-test--checks pi-test--failures
-                (if (= code 0) "PASS" "FAIL"))
-  (kill-emacs code))
-
-(defun pi-test--check (ok what &rest details)
-  "Record a check named WHAT; OK non-nil means it passed (DETAILS explain a failure)."
-  (cl-incf pi-test--checks)
-  (if ok
-      (pi-test--log "ok   %s" what)
-    (cl-incf pi-test--failures)
-    (pi-test--log "FAIL %s%s" what (if details (concat ": " (apply #'format details)) "")))
-  ok)
-
-(defun pi-test--require (ok what &rest details)
-  "Like `pi-test--check' (OK, WHAT, DETAILS) but stop everything on failure."
-  (unless (apply #'pi-test--check ok what details)
-    (pi-test--finish 1)))
-
-(defun pi-test--wait (predicate seconds)
-  "Process events until PREDICATE returns non-nil or SECONDS pass; its value."
-  (let ((deadline (+ (float-time) seconds))
-        value)
-    (while (and (not (setq value (funcall predicate)))
-                (< (float-time) deadline))
-      (accept-process-output nil 0.05))
-    value))
-
-(defun pi-test--write-file (file text)
-  "Write TEXT to FILE as UTF-8."
-  (make-directory (file-name-directory file) t)
-  (let ((coding-system-for-write 'utf-8-unix))
-    (write-region text nil file nil 'silent)))
-
-(defun pi-test--read-file (file)
-  "FILE's text, decoded as UTF-8."
-  (with-temp-buffer
-    (let ((coding-system-for-read 'utf-8-unix))
-      (insert-file-contents file))
-    (buffer-string)))
-
 (defun pi-test--main ()
   "Run every check."
-  (require 'eglot)
-  (require 'pi-snippets)
-  (pi-test--log "Emacs %s, eglot from %s" emacs-version (locate-library "eglot"))
-  (setq pi-test--tmp (make-temp-file "pi-snippets-emacs-edit-" t))
-  (let* ((agent-dir (expand-file-name "agent" pi-test--tmp))
-         (settings (expand-file-name "settings.json" agent-dir))
-         (project (expand-file-name "project/" pi-test--tmp))
-         (file (expand-file-name "prompt.txt" project))
-         (command (split-string (or (getenv "PI_SNIPPETS_SERVER") "pi-snippets-lsp")))
-         buffer snippet)
-    (pi-test--write-file settings pi-test--settings)
-    (pi-test--write-file file pi-test--prompt)
-    (setenv "PI_CODING_AGENT_DIR" agent-dir)
-    (setq pi-snippets-server-command command
-          eglot-sync-connect t
-          eglot-connect-timeout 30
-          eglot-autoreconnect nil
-          eglot-send-changes-idle-time 0.1)
-    (setq buffer (find-file-noselect file))
-    (set-buffer buffer)
-    (unless (eq major-mode 'text-mode) (text-mode))
-    (apply #'eglot (eglot--guess-contact))
-    (pi-test--require (pi-test--wait (lambda ()
-                                       (with-current-buffer buffer
-                                         (and (eglot-managed-p) (eglot-current-server))))
-                                     30)
-                      "eglot connected and manages the buffer")
-    (setq pi-test--server (eglot-current-server))
-    (pi-test--wait (lambda () (pi-snippets-state pi-test--server)) 15)
+  (let* ((opened (pi-test-eglot-open "edit" pi-test--settings pi-test--prompt))
+         (settings (plist-get opened :settings))
+         (file (plist-get opened :file))
+         (buffer (plist-get opened :buffer))
+         snippet)
 
     ;; The marker at point opens, unescaped.
     (goto-char (point-min))
@@ -217,15 +123,6 @@
       (with-current-buffer b (set-buffer-modified-p nil)))
     (pi-test--finish (if (= pi-test--failures 0) 0 1))))
 
-(run-at-time pi-test--timeout nil
-             (lambda ()
-               (pi-test--log "overall timeout of %s s reached" pi-test--timeout)
-               (kill-emacs 2)))
-
-(condition-case err
-    (pi-test--main)
-  (error
-   (pi-test--log "ERROR: %s" (error-message-string err))
-   (pi-test--finish 1)))
+(pi-test-eglot-run #'pi-test--main)
 
 ;;; test-eglot-edit.el ends here

@@ -29,86 +29,15 @@
 (require 'subr-x)
 (require 'json)
 
-(defvar pi-test--root
-  (expand-file-name "../../.." (file-name-directory (or load-file-name buffer-file-name)))
-  "Repository root.")
-
-(dolist (dir (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))
-  (when (file-directory-p dir)
-    (add-to-list 'load-path dir)))
-(add-to-list 'load-path (expand-file-name "editors/emacs" pi-test--root))
-
-(defvar pi-test--timeout
-  (string-to-number (or (getenv "PI_SNIPPETS_TEST_TIMEOUT") "90")))
-(defvar pi-test--tmp nil)
-(defvar pi-test--server nil)
-(defvar pi-test--failures 0)
-(defvar pi-test--checks 0)
+(defvar pi-test--name "test-eglot")
+(load (expand-file-name "pi-test-eglot" (file-name-directory
+                                         (or load-file-name buffer-file-name)))
+      nil t)
 
 (defconst pi-test--use-mcp "Use your MCP tools to find the information")
 (defconst pi-test--brief "Be brief.")
 (defconst pi-test--rev "Review $HOME:\n\tuse `x` }\n  end ${1:y}"
   "A multi-line value with $HOME, a backtick, a tab and a closing brace.")
-
-(defun pi-test--log (fmt &rest args)
-  "Print FMT with ARGS on stderr with a prefix."
-  (message "[test-eglot] %s" (apply #'format fmt args)))
-
-(defun pi-test--dump-server ()
-  "Print the tail of every Eglot events and stderr buffer."
-  (dolist (buffer (buffer-list))
-    (when (string-match-p "EGLOT.*\\(events\\|stderr\\)" (buffer-name buffer))
-      (with-current-buffer buffer
-        (pi-test--log "---- %s (last 6000 chars) ----\n%s" (buffer-name)
-                      (buffer-substring-no-properties
-                       (max (point-min) (- (point-max) 6000)) (point-max)))))))
-
-(defun pi-test--finish (code)
-  "Shut the server down, clean up and exit Emacs with CODE."
-  (when (or (/= code 0) (getenv "PI_SNIPPETS_TEST_DUMP"))
-    (accept-process-output nil 0.3)     ; collect a dying server's last words
-    (pi-test--dump-server))
-  (when (and pi-test--server (jsonrpc-running-p pi-test--server))
-    (ignore-errors
-      (with-timeout (5 (pi-test--log "shutdown timed out"))
-        (eglot-shutdown pi-test--server nil 3))))
-  (when (and pi-test--tmp (file-directory-p pi-test--tmp))
-    (ignore-errors (delete-directory pi-test--tmp t)))
-  (pi-test--log "%d check(s), %d failure(s): %s" pi-test--checks pi-test--failures
-                (if (= code 0) "PASS" "FAIL"))
-  (kill-emacs code))
-
-(defun pi-test--check (ok what &rest details)
-  "Record a check named WHAT; OK non-nil means it passed.
-DETAILS (format string and arguments) explain a failure."
-  (cl-incf pi-test--checks)
-  (if ok
-      (pi-test--log "ok   %s" what)
-    (cl-incf pi-test--failures)
-    (pi-test--log "FAIL %s%s" what
-                  (if details (concat ": " (apply #'format details)) "")))
-  ok)
-
-(defun pi-test--require (ok what &rest details)
-  "Like `pi-test--check' (OK, WHAT, DETAILS) but stop everything on failure."
-  (unless (apply #'pi-test--check ok what details)
-    (pi-test--finish 1)))
-
-(defun pi-test--wait (predicate seconds)
-  "Process events until PREDICATE returns non-nil or SECONDS pass.
-Return PREDICATE's value, or nil on timeout."
-  (let ((deadline (+ (float-time) seconds))
-        value)
-    (while (and (not (setq value (funcall predicate)))
-                (< (float-time) deadline))
-      (accept-process-output nil 0.05))
-    value))
-
-(defun pi-test--write-file (file text)
-  "Write TEXT to FILE as UTF-8."
-  (make-directory (file-name-directory file) t)
-  (let ((coding-system-for-write 'utf-8-unix))
-    (write-region text nil file nil 'silent)))
 
 (defun pi-test--main ()
   "Run every check."
@@ -495,16 +424,6 @@ Return PREDICATE's value, or nil on timeout."
                         "buffer: %S" (buffer-string))))
     (pi-test--finish (if (= pi-test--failures 0) 0 1))))
 
-(run-at-time pi-test--timeout nil
-             (lambda ()
-               (pi-test--log "overall timeout of %s s reached" pi-test--timeout)
-               (pi-test--dump-server)
-               (kill-emacs 2)))
-
-(condition-case err
-    (pi-test--main)
-  (error
-   (pi-test--log "ERROR: %s" (error-message-string err))
-   (pi-test--finish 1)))
+(pi-test-eglot-run #'pi-test--main)
 
 ;;; test-eglot.el ends here
