@@ -158,16 +158,20 @@ def test_a_snippet_command_alone_sends_the_snippet(place: Place, tmux: Any) -> N
     assert SNIPPETS["review"] in snippet_block(turns(place.fake)[0])
 
 
-def test_claude_code_passes_only_the_first_word_after_a_command(place: Place, tmux: Any) -> None:
+def test_the_words_after_a_command_reach_the_model_whole(place: Place, tmux: Any) -> None:
     """Claude Code gives argument i the i-th word typed after the command and drops the
-    rest (docs/agents-mcp.md): with the one argument ``text``, the first word. Written
-    to notice the day it passes them all (then docs/agents-mcp.md changes)."""
+    rest (docs/agents-mcp.md): with the one argument ``text``, the prompt ends with the
+    first word. It also sends the model everything typed after the command, as typed, in
+    the ``<command-args>`` beside the prompt: so the words arrive whole. Written to notice
+    the day either changes (then docs/agents-mcp.md changes)."""
     write_claude_json(place)
     ui = start_ui(place, tmux)
     offered(ui)
     ui.type(" then check %brief")
     ui.wait(lambda s: "check %brief" in s, "the typed words")
     submit_command(ui, place.fake)
-    block = snippet_block(turns(place.fake)[0])
+    request = turns(place.fake)[0]
+    block = snippet_block(request)
     assert SNIPPETS["review"] + "\n\nthen" in block
     assert "check" not in block.split(SNIPPETS["review"], 1)[1]
+    assert "<command-args>then check %brief</command-args>" in user_texts(request)

@@ -15,12 +15,22 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from .conftest import PATIENCE, SNIPPETS, Place
 from .fake_model import texts
-from .test_claude_code import claude_env, claude_json, turns, user_texts
+from .test_claude_code import (
+    claude_env,
+    claude_json,
+    offered,
+    snippet_block,
+    start_ui,
+    submit_command,
+    turns,
+    user_texts,
+)
 from .test_codex import write_codex_config
 from .test_gemini import gemini_env
 
@@ -102,6 +112,28 @@ def test_claude_code_a_broken_settings_file_loses_no_prompt(place: Place) -> Non
     setup(place, "claude-code")
     sent = claude_turn(place, "Please %review the change")
     assert "Please %review the change" in sent
+
+
+def test_claude_code_a_command_and_markers_after_it_arrive_expanded(
+    place: Place, tmux: Any
+) -> None:
+    """``/pi-snippets:review then check %brief`` after ``setup claude-code``: the prompt
+    (which Claude Code gives only the first word) holds the snippet, the words arrive
+    whole as typed in ``<command-args>``, and the hook (which gets the typed line) adds
+    them with ``%brief`` expanded."""
+    user_settings(place)
+    claude_home(place)
+    setup(place, "claude-code")
+    ui = start_ui(place, tmux)
+    offered(ui)
+    ui.type(" then check %brief")
+    ui.wait(lambda s: "check %brief" in s, "the typed words")
+    submit_command(ui, place.fake)
+    request = turns(place.fake)[0]
+    assert SNIPPETS["review"] in snippet_block(request)
+    assert "<command-args>then check %brief</command-args>" in user_texts(request)
+    everything = json.dumps(request.body)
+    assert json.dumps(f"then check {SNIPPETS['brief']}")[1:-1] in everything
 
 
 def test_setup_claude_code_remove_restores_every_byte(place: Place) -> None:
