@@ -44,6 +44,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import IO, Any, Final, Protocol
 
+from pi_snippets_lsp.lsp import offload
 from pi_snippets_lsp.lsp.daemon_auth import UNAUTHORIZED_MESSAGE, TokenGate, Verdict
 from pi_snippets_lsp.lsp.limits import MAX_IN_FLIGHT, ThrottledLog
 from pi_snippets_lsp.lsp.session import ServerFlags
@@ -122,6 +123,12 @@ class Channel:
         #: Whether the answers waiting to be sent leave room for more (the daemon and
         #: stdio set it to their writer's ``max_unsent`` test).
         self.has_room: Callable[[], bool] = lambda: True
+        # What the session sends on its own (diagnostics) waits for this room too.
+        offload.set_room(self.server, self.room)
+
+    def room(self) -> bool:
+        """``has_room()``, as the session's own work sees it (``lsp.offload``)."""
+        return self.has_room()
 
     @property
     def stranger(self) -> bool:
