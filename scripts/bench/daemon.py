@@ -38,6 +38,7 @@ import contextlib
 import importlib
 import importlib.util
 import json
+import multiprocessing
 import os
 import re
 import signal
@@ -577,6 +578,15 @@ def attacks(quick: bool) -> dict[str, Any]:
     return results
 
 
+def run_attacker(
+    attack: Callable[[Daemon, Any, bool], None], daemon: Daemon, stop: Any, quick: bool
+) -> None:
+    """The attacker's process: the attack's threads, until ``stop`` is set."""
+    attack(daemon, stop, quick)
+    stop.wait()
+    time.sleep(0.2)  # the threads see the stop and close their connections
+
+
 def run_attack(
     daemon: Daemon,
     flag: str,
@@ -589,8 +599,12 @@ def run_attack(
         other.handshake({"a": "A"})
     idle_samples = expand_latencies(other, seconds / 2, 1000) if other else []
     idle = rss(daemon.process.pid)
-    stop = threading.Event()
-    attack(daemon, stop, quick)
+    # The attack runs in a process of its own: its threads must not share this process's
+    # GIL with the client whose latency is measured.
+    context = multiprocessing.get_context("fork")
+    stop = context.Event()
+    attacker = context.Process(target=run_attacker, args=(attack, daemon, stop, quick))
+    attacker.start()
     peak = [idle]
     sampling = threading.Event()
 
@@ -617,6 +631,10 @@ def run_attack(
     sampling.set()
     sampler.join()
     stop.set()
+    attacker.join(WAIT)
+    if attacker.is_alive():
+        attacker.kill()
+        attacker.join()
     result: dict[str, Any] = {
         "rss_idle_mib": round(idle / MIB, 1),
         "rss_growth_mib": round((peak[0] - idle) / MIB, 1),
