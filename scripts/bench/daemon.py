@@ -518,7 +518,7 @@ def attack_early_requests(daemon: Daemon, stop: threading.Event, quick: bool) ->
 
 def attack_large_settings_document(daemon: Daemon, stop: threading.Event, quick: bool) -> None:
     uri = (daemon.home / "settings.json").as_uri()
-    text = settings_with_problems(2_000 if quick else 12_000)  # 395 KiB in the full run
+    text = settings_with_problems(2_000 if quick else 12_000)  # 270 KiB in the full run
 
     def run() -> None:
         with contextlib.suppress(OSError):  # the daemon stops at the end of the measure

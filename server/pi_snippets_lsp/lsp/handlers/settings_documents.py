@@ -28,7 +28,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from lsprotocol import types
 
@@ -176,15 +176,20 @@ def _encoded(
         return None
     document = Document(uri=uri, text=text)
     found = settings_diagnostics(text)
-    diagnostics: list[Any] = []
+    # Each diagnostic encoded on its own: one call of the JSON encoder over them all
+    # would hold the GIL, and so the event loop, for as long as it runs.
+    encoded: list[str] = []
     for i, problem in enumerate(found):
         if i % _STALE_EVERY == 0 and stale():
             return None
-        diagnostics.append(lsp_json(translate.diagnostic(document, problem, encoding)))
-    params = {"uri": uri, "version": version, "diagnostics": diagnostics}
-    method = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
-    message = {"jsonrpc": "2.0", "method": method, "params": params}
-    return json.dumps(message, separators=(",", ":")).encode("ascii")
+        diagnostic = lsp_json(translate.diagnostic(document, problem, encoding))
+        encoded.append(json.dumps(diagnostic, separators=(",", ":")))
+    params = json.dumps({"uri": uri, "version": version}, separators=(",", ":"))
+    body = (
+        f'{{"jsonrpc":"2.0","method":"{types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS}",'
+        f'"params":{params[:-1]},"diagnostics":[{",".join(encoded)}]}}}}'
+    )
+    return body.encode("ascii")
 
 
 def _send(
