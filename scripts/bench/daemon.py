@@ -17,10 +17,11 @@ a 4 MB document and another session's latency meanwhile. The other measures:
   at the end of a 16 MB line (the cost of one pass of encoding the line beside it);
 - seconds from SIGTERM to the end of a stdio server whose stdout is full, and of a
   daemon busy with semantic tokens of a 16 MB document (the design says 2 at most);
-- ``attacks`` (issue 36): for each attack on a ``--tcp`` (``--ws``) daemon, its RSS growth
-  over idle while the attack runs, another session's ``snippets/expand`` p99 then against
-  its idle p99 (the targets: 64 MiB, 10x), and how many new sessions with the token open
-  meanwhile (the WebSocket attack: RSS only).
+- ``attacks`` (issue 36): for each attack on a ``--tcp`` (``--ws``) daemon, made from a
+  process of its own (its threads must not share the measuring client's GIL), the
+  daemon's RSS growth over idle while the attack runs, another session's
+  ``snippets/expand`` p99 then against its idle p99 (the targets: 64 MiB, 10x), and how
+  many new sessions with the token open meanwhile (the WebSocket attack: RSS only).
 
 Every input is generated here; nothing touches the network; servers listen on loopback.
 Nothing here asserts a time: the tests judge behavior (tests/lsp/test_daemon_limits.py,
