@@ -11,9 +11,10 @@ diagnostics must not grow the daemon.
   next request.
 - A larger one is checked by one job per document (``_Job``) on a worker thread
   (``lsp.offload``), which also encodes the notification there: on the loop, only its
-  bytes are written. A change while the job runs does not start another: the job drops
-  what it computed for the older text and checks the text as it is then, so a storm of
-  changes costs one job at a time per document, never one per change.
+  bytes are written. It starts once the text has not changed for ``QUIET`` seconds, and a
+  change while it runs does not start another: the job drops what it computed for the
+  older text and checks the text as it is once changes pause again, so a storm of changes
+  costs one job at a time per document, never one per change, and none while it lasts.
 - The job waits for its connection's unsent answers to leave room
   (``offload.wait_for_room``) before it takes the text and before it writes, and drops a
   result that a change has made stale meanwhile: what a connection queues stays within
@@ -22,6 +23,7 @@ diagnostics must not grow the daemon.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import weakref
@@ -43,6 +45,9 @@ from pi_snippets_lsp.settings.folders import path_of_uri
 #: on a worker thread. Small, because the cost depends on the problems as well as on the
 #: size: a text that is nothing but problems costs a few milliseconds per KiB.
 ON_LOOP_CHARS: Final = 1024
+#: Seconds without a change before a job takes the text: while changes come faster, it
+#: waits, and the text they leave is checked once.
+QUIET: Final = 0.1
 #: Diagnostics placed between two looks at whether the text has changed meanwhile.
 _STALE_EVERY: Final = 256
 
@@ -97,6 +102,8 @@ class _Job:
     to ``publish`` for it: a result computed before the last one is stale."""
 
     changes: int = 0
+    #: The loop's time at the last change.
+    changed_at: float = 0.0
 
     def changed_since(self, seen: int) -> bool:
         return self.changes != seen
@@ -111,8 +118,10 @@ def publish(ls: SnippetsServer, uri: str) -> None:
     settings file): at once for a small text, else by its job (see the module)."""
     jobs = _jobs.setdefault(ls, {})
     job = jobs.get(uri)
+    now = asyncio.get_running_loop().time()
     if job is not None:
         job.changes += 1  # what the job is computing is stale now
+        job.changed_at = now
     document = ls.documents.get(uri)
     if document is None or uri not in ls.settings_documents:
         _send(ls, uri, [], document.version if document else None)
@@ -123,7 +132,7 @@ def publish(ls: SnippetsServer, uri: str) -> None:
         ]
         _send(ls, uri, found, document.version)
     elif job is None:
-        job = jobs[uri] = _Job()
+        job = jobs[uri] = _Job(changed_at=now)
         ls.spawn(_run(ls, uri, job))
 
 
@@ -140,7 +149,7 @@ async def _run(ls: SnippetsServer, uri: str, job: _Job) -> None:
     the document no longer needs the job (its last change published at once)."""
     try:
         while True:
-            await offload.wait_for_room(ls)
+            await _settled(ls, job)
             document = _wanted(ls, uri)
             if document is None:
                 return
@@ -165,6 +174,18 @@ async def _run(ls: SnippetsServer, uri: str, job: _Job) -> None:
         jobs = _jobs.get(ls)
         if jobs is not None and jobs.get(uri) is job:
             del jobs[uri]
+
+
+async def _settled(ls: SnippetsServer, job: _Job) -> None:
+    """Return once the document has not changed for ``QUIET`` seconds and the
+    connection has room."""
+    loop = asyncio.get_running_loop()
+    while True:
+        await offload.wait_for_room(ls)
+        wait = job.changed_at + QUIET - loop.time()
+        if wait <= 0:
+            return
+        await asyncio.sleep(wait)
 
 
 def _encoded(
