@@ -171,6 +171,7 @@ async def _run(ls: SnippetsServer, uri: str, job: _Job) -> None:
             ls.protocol._write(body)
             return
     finally:
+        job.changes += 1  # ended (the session closed, too): a worker still on it stops
         jobs = _jobs.get(ls)
         if jobs is not None and jobs.get(uri) is job:
             del jobs[uri]
