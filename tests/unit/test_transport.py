@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pi_snippets_lsp.lsp import transport
 from pi_snippets_lsp.lsp.session import ServerFlags
 from pi_snippets_lsp.lsp.transport import Channel
 from pi_snippets_lsp.wire.framing import FrameDecoder, encode
@@ -193,3 +194,40 @@ def test_a_stdio_server_freezes_its_start_and_each_generation(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr.decode()
     # The start, the first generation, the reload's.
     assert "freezes 3" in done.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b"Content-Length: 60000000\r\n\r\nxxxx", id="a-body-over-the-limit"),
+        pytest.param(b"Content-Length: x\r\n\r\n", id="a-broken-header"),
+        pytest.param(request(1, "snippets/list"), id="a-request"),
+        pytest.param(notification("initialized"), id="a-notification"),
+        pytest.param(encode([1]), id="not-a-message"),
+        pytest.param(
+            request(1, "initialize", {"initializationOptions": {"token": "no"}}),
+            id="a-wrong-token",
+        ),
+    ],
+)
+async def test_a_stranger_costs_no_session(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    """A connection that needs the token and sends anything but an ``initialize`` with it
+    is refused and ended without a session ever being made for it (each made one, at its
+    first byte: a millisecond or more of the daemon's loop per connection)."""
+    made: list[object] = []
+    real = transport.create_server
+    monkeypatch.setattr(transport, "create_server", lambda flags: made.append(1) or real(flags))
+    writer = Captured()
+    connection = Channel(ServerFlags(), writer, "stranger", token="secret")
+    connection.feed(data)
+    assert connection.ended.done() and connection.exit_code() == 1
+    await connection.finish()
+    connection.close()
+    assert made == []
+    for message in writer.messages():
+        assert message["error"]["code"] in (-32001, -32002, -32600, -32700)
+    admitted = Channel(ServerFlags(), Captured(), "owner", token="secret")
+    params = {"capabilities": {}, "initializationOptions": {"token": "secret"}}
+    admitted.feed(request(1, "initialize", params))
+    assert made == [1]
+    admitted.close()

@@ -47,6 +47,7 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from pi_snippets_lsp.lsp import offload
 from pi_snippets_lsp.lsp.daemon_auth import allowed_hosts, handshake_refusal
 from pi_snippets_lsp.lsp.daemon_streams import (
     SocketWriter,
@@ -206,6 +207,8 @@ class Daemon:
     async def _serve(self, websockets: Any) -> int:
         loop = asyncio.get_running_loop()
         loop.set_exception_handler(self.throttled.exception_handler)
+        # The loop gets the GIL back from a worker soon (``offload.SWITCH_INTERVAL``).
+        sys.setswitchinterval(offload.SWITCH_INTERVAL)
         stop = asyncio.Event()
         restore = on_stop_signals(loop, stop.set, self._forced_exit_code)
         on_reload_signal(loop, self.reload_all)

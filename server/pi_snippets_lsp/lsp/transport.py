@@ -14,12 +14,15 @@ connections. Here:
   one event loop and never see each other's messages;
 - a connection may need a token (``daemon_auth.TokenGate``): its first ``initialize``
   must carry it, or it gets -32001 and is closed. Until then the connection is a
-  stranger's and may cost a few KiB and a few milliseconds, whatever it sends: a message
-  is at most ``Limits.max_initialize_size`` bytes, and anything but a valid
+  stranger's and may cost a few KiB and a few milliseconds, whatever it sends: no
+  session is made for it (``Channel.server``), a message is at most
+  ``Limits.max_initialize_size`` bytes, and anything but a valid
   ``initialize`` (a broken frame, a body that is no message, a request, a notification)
   closes it, a request after one short answer (-32002) that echoes nothing but its id;
 - every message read, notifications included, waits for the answers before it to be
-  written (``feed_paced``): a client that sends without reading costs ``max_unsent``;
+  written (``feed_paced``), and what a session sends on its own (a large settings
+  document's diagnostics) waits for room too (``Channel.room``, ``lsp.offload``): a
+  client that sends without reading costs ``max_unsent``;
 - ``exit``, or the end of the stream, ends that connection only; SIGINT and SIGTERM end
   the process within 2 seconds (``signals.py``), SIGHUP reloads the settings;
 - stdout is written by a thread of its own, so a client that stops reading blocks
@@ -34,6 +37,7 @@ import collections
 import concurrent.futures
 import contextlib
 import gc
+import json
 import logging
 import os
 import queue
@@ -44,13 +48,15 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import IO, Any, Final, Protocol
 
+from pi_snippets_lsp.lsp import offload
 from pi_snippets_lsp.lsp.daemon_auth import UNAUTHORIZED_MESSAGE, TokenGate, Verdict
 from pi_snippets_lsp.lsp.limits import MAX_IN_FLIGHT, ThrottledLog
+from pi_snippets_lsp.lsp.server import SnippetsProtocol, SnippetsServer
 from pi_snippets_lsp.lsp.session import ServerFlags
 from pi_snippets_lsp.lsp.setup import create_server
 from pi_snippets_lsp.lsp.signals import on_reload_signal, on_stop_signals
 from pi_snippets_lsp.wire.errors import INTERNAL_ERROR, SERVER_NOT_INITIALIZED, UNAUTHORIZED
-from pi_snippets_lsp.wire.framing import FrameDecoder, Problem, Rejection, parse_message
+from pi_snippets_lsp.wire.framing import FrameDecoder, Problem, Rejection, frame, parse_message
 
 log = logging.getLogger(__name__)
 #: What a stranger (or a broken client) can make us log: a line a second per kind.
@@ -101,15 +107,15 @@ class Channel:
     ) -> None:
         self.name = name
         self.writer = writer
-        self.server = create_server(flags)
-        self.protocol = self.server.protocol
-        self.protocol.set_writer(writer, include_headers=framed)
+        self.flags = flags
+        self.framed = framed
+        #: Made by the first message that reaches it (``server``).
+        self._server: SnippetsServer | None = None
         self.limits = flags.limits
         self.gate = TokenGate(token)
         self.decoder = FrameDecoder(max_body=self.max_body)
         self.admitted = asyncio.Event()
         self.ended: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self.server.on_end = self.end
         #: Requests being worked on (their handlers' futures).
         self.in_flight: set[asyncio.Future[Any]] = set()
         #: Messages read during the first load, not handed on yet (``_hold_back``).
@@ -122,6 +128,32 @@ class Channel:
         #: Whether the answers waiting to be sent leave room for more (the daemon and
         #: stdio set it to their writer's ``max_unsent`` test).
         self.has_room: Callable[[], bool] = lambda: True
+
+    @property
+    def server(self) -> SnippetsServer:
+        """The session's server: made when the first message reaches it, so a connection
+        that never sends a valid ``initialize`` (a stranger's) costs no session, only its
+        decoder and a refusal."""
+        if self._server is None:
+            server = self._server = create_server(self.flags)
+            server.protocol.set_writer(self.writer, include_headers=self.framed)
+            server.on_end = self.end
+            # What the session sends on its own (diagnostics) waits for this room too.
+            offload.set_room(server, self.room)
+        return self._server
+
+    @property
+    def protocol(self) -> SnippetsProtocol:
+        return self.server.protocol
+
+    def _send(self, message: dict[str, Any]) -> None:
+        """An answer made here, not by the session (a refusal, a broken message's)."""
+        body = json.dumps(message, separators=(",", ":")).encode("ascii")
+        self.writer.write(frame(body) if self.framed else body)
+
+    def room(self) -> bool:
+        """``has_room()``, as the session's own work sees it (``lsp.offload``)."""
+        return self.has_room()
 
     @property
     def stranger(self) -> bool:
@@ -176,7 +208,7 @@ class Channel:
         if isinstance(message, Rejection):
             throttled("answering messages that are not JSON-RPC", message.message)
             if message.answer:
-                self.protocol._send_data(message.response())
+                self._send(message.response())
             if self.stranger:
                 self.end(1)
             return False
@@ -203,7 +235,7 @@ class Channel:
             log.exception("%s: a %s message failed", self.name, message.get("method", "response"))
             if "method" in message and "id" in message:
                 error = Rejection(INTERNAL_ERROR, "Internal error", message["id"])
-                self.protocol._send_data(error.response())
+                self._send(error.response())
             return False
         return "method" in message and "id" in message and self._track(message["id"])
 
@@ -232,7 +264,9 @@ class Channel:
     def _loading(self) -> bool:
         """Whether the session's first load is under way: every request read now would
         wait for it, and all be answered at once when it ends."""
-        first = self.server.session.first_load
+        if self._server is None:
+            return False
+        first = self._server.session.first_load
         return isinstance(first, asyncio.Future) and not first.done()
 
     def _hold_back(self, message: dict[str, Any], size: int) -> None:
@@ -286,7 +320,7 @@ class Channel:
         throttled("closing connections whose initialize has not the right token", self.name)
         if "id" in message:
             refusal = Rejection(UNAUTHORIZED, UNAUTHORIZED_MESSAGE, message["id"])
-            self.protocol._send_data(refusal.response())
+            self._send(refusal.response())
         self.end(1)
 
     def _hold(self, message: dict[str, Any]) -> None:
@@ -295,7 +329,7 @@ class Channel:
         throttled("closing connections that send a message before initialize", self.name)
         if "method" in message and "id" in message:
             refusal = Rejection(SERVER_NOT_INITIALIZED, NOT_INITIALIZED_MESSAGE, message["id"])
-            self.protocol._send_data(refusal.response())
+            self._send(refusal.response())
         self.end(1)
 
     def end(self, code: int) -> None:
@@ -313,18 +347,22 @@ class Channel:
             return
         if self.decoder.pending:
             log.error("%s: the stream ended inside a message", self.name)
-        self.end(0 if self.server.shutdown_requested else 1)
+        self.end(0 if self._shut_down() else 1)
+
+    def _shut_down(self) -> bool:
+        return self._server is not None and self._server.shutdown_requested
 
     def exit_code(self) -> int:
         """The code the session ends with if it ends now."""
         if self.ended.done():
             return self.ended.result()
-        return 0 if self.server.shutdown_requested else 1
+        return 0 if self._shut_down() else 1
 
     def reload(self) -> None:
         """SIGHUP: read the settings again (a session not initialized yet has none)."""
-        if self.server.session.initialized and not self.server.session.shut_down:
-            self.server.spawn(self.server.session.reload())
+        server = self._server
+        if server is not None and server.session.initialized and not server.session.shut_down:
+            server.spawn(server.session.reload())
 
     async def finish(self) -> None:
         """After the end: let the handlers still running answer (at most
@@ -334,7 +372,7 @@ class Channel:
             if asyncio.get_running_loop().time() > deadline:
                 break
             await asyncio.sleep(_ROOM_POLL)
-        if pending := self.protocol.pending_handlers():
+        if self._server is not None and (pending := self.protocol.pending_handlers()):
             await asyncio.wait(pending, timeout=CLOSE_TIMEOUT)
         for _ in range(3):  # the done-callbacks that write the answers
             await asyncio.sleep(0)
@@ -345,7 +383,8 @@ class Channel:
         garbage collector gets to the session)."""
         self.end(1)
         self.decoder = FrameDecoder(max_body=0)
-        self.server.close()
+        if self._server is not None:
+            self._server.close()
         self.writer.close()
 
 
