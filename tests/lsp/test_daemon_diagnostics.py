@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pi_snippets_lsp.lsp.handlers.typo_hints import MAX_TYPO_HINTS
 from pi_snippets_lsp.wire.framing import encode
 
 from .daemons import STUCK, Daemon, Raw, client, daemons
@@ -182,4 +183,58 @@ def test_a_storm_of_large_changes_from_a_client_that_never_reads_costs_the_bound
         for thread in threads:
             thread.join(STUCK)
     print(f"growth under a storm of large changes: {(peak - before) / MIB:.1f} MiB")
+    assert peak - before < 64 * MIB, f"the daemon grew by {(peak - before) // MIB} MiB"
+
+
+def typos(count: int, version: int) -> str:
+    """A prompt with ``count`` markers one transposition away from ``%review``."""
+    return "%reveiw " * count + f"v{version}\n"
+
+
+def test_a_storm_of_prompts_full_of_typos_from_a_client_that_never_reads_costs_the_bound(
+    daemons: Callable[..., Daemon],
+) -> None:
+    """The typo hints of a prompt (docs/lsp.md, "did you mean") are pushed like the
+    settings diagnostics: ``didChange`` after ``didChange`` of a prompt with 32,000
+    typos, from a client that never reads, costs the daemon less than 64 MiB (a hint
+    per typo, published once per change whatever the room, grew it by 76 MiB); the
+    client still gets hints, at most ``MAX_TYPO_HINTS`` a document."""
+    daemon = daemons("--tcp", "--stuck-timeout", "600")
+    hog = Raw.tcp(daemon)
+    hog.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    init: dict[str, Any] = {
+        "pollInterval": 0,
+        "piSimpleSnippets": {"snippets": {"review": "Review"}},
+        "token": hog.token,
+    }
+    capabilities = {"textDocument": {"publishDiagnostics": {}}}
+    hog.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"capabilities": capabilities, "initializationOptions": init}})  # fmt: skip
+    assert "result" in hog.response(1)
+    hog.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    uri = (daemon.home / "prompt.md").as_uri()
+    item = {"uri": uri, "languageId": "markdown", "version": 1, "text": typos(32_000, 1)}
+    hog.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+              "params": {"textDocument": item}})  # fmt: skip
+    while (message := hog.receive()) is not None:
+        if message.get("method") == PUBLISH and message["params"]["uri"] == uri:
+            hints = message["params"]["diagnostics"]
+            break
+    assert 0 < len(hints) <= MAX_TYPO_HINTS
+    assert hints[0]["message"] == "unknown snippet %reveiw; did you mean %review?"
+    before = rss(daemon.process.pid)
+    storm = b"".join(encode(did_change(uri, typos(32_000, v), v)) for v in range(2, 1002))
+    threads = flood([hog.sock], storm)
+    peak = before
+    try:
+        for _ in range(80):  # ~8 s of storm
+            peak = max(peak, rss(daemon.process.pid))
+            time.sleep(0.1)
+        with client(daemon, "other") as other:
+            assert other.expand("%who").text == "other"
+    finally:
+        hog.sock.close()
+        for thread in threads:
+            thread.join(STUCK)
+    print(f"growth under a storm of prompts full of typos: {(peak - before) / MIB:.1f} MiB")
     assert peak - before < 64 * MIB, f"the daemon grew by {(peak - before) // MIB} MiB"

@@ -11,12 +11,20 @@ closes. Only to a client that declares ``publishDiagnostics``, and not when the
 initialization option ``unknownMarkerHints`` is false. A large document is scanned off
 the event loop (``lsp.offload``); an answer computed for a version the document has
 left is not sent (the newer version's is).
+
+What one document may cost is bounded like every push: a document gets its first
+``MAX_TYPO_HINTS`` hints (past that many, more hints tell the person nothing new, and
+each is kept and sent whole), and a refresh takes the text only once the connection
+has room for more (``offload.wait_for_room``): changes that come meanwhile are one scan
+of the text as it is then, so a client that never reads costs ``--max-unsent``, not a
+publish per change.
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
+from itertools import islice
 from typing import Final
 
 from lsprotocol import types
@@ -27,13 +35,15 @@ from pi_snippets_lsp.core.config import Config
 from pi_snippets_lsp.core.documents import Document, Position
 from pi_snippets_lsp.core.edits import TextEdit
 from pi_snippets_lsp.core.grammar import TRIGGER
-from pi_snippets_lsp.lsp import translate
+from pi_snippets_lsp.lsp import offload, translate
 from pi_snippets_lsp.lsp.offload import off_loop
 from pi_snippets_lsp.lsp.server import SnippetsServer, WorkspaceEvent
 from pi_snippets_lsp.settings.diagnostics import SOURCE
 
 #: The ``code`` of the hint: what its quick fix recognizes.
 HINT_CODE: Final = "unknown-snippet"
+#: The most hints one document gets (its first typos).
+MAX_TYPO_HINTS: Final = 1000
 
 #: Per session: the open documents whose last published hints were not none.
 _shown: weakref.WeakKeyDictionary[SnippetsServer, set[str]] = weakref.WeakKeyDictionary()
@@ -94,7 +104,7 @@ def typo_index(config: Config) -> TypoIndex:
 
 
 def _scan(text: str, config: Config, index: TypoIndex) -> list[UnknownMarker]:
-    return list(unknown_markers(text, config.values, index))
+    return list(islice(unknown_markers(text, config.values, index), MAX_TYPO_HINTS))
 
 
 async def refresh(ls: SnippetsServer, uri: str) -> None:
@@ -102,6 +112,7 @@ async def refresh(ls: SnippetsServer, uri: str) -> None:
     none and are none)."""
     try:
         config = await ls.session.loaded_config_for(uri)
+        await offload.wait_for_room(ls)
     finally:
         _pending.setdefault(ls, set()).discard(uri)
     document = ls.documents.get(uri)
