@@ -194,17 +194,28 @@ async function openFileOnce(page, file) {
     const input = await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: 15000 });
     await input.type(file, { delay: 5 });
     // Pick the file's own row: a recently opened file can stay first in the list, and
-    // Enter would open that one.
-    const row = await page.waitForFunction(
-        (f) =>
-            [...document.querySelectorAll('.quick-input-widget .monaco-list-row')].find((r) =>
-                (r.getAttribute('aria-label') || r.textContent || '').includes(f),
-            ) || null,
-        { timeout: 15000 },
-        path.basename(file),
-    );
-    await row.asElement().click();
+    // Enter would open that one. The list re-renders while it fills, which detaches a
+    // row found a moment before: find it again and click again.
     const base = path.basename(file);
+    for (let attempt = 1; ; attempt++) {
+        const row = await page.waitForFunction(
+            (f) =>
+                [...document.querySelectorAll('.quick-input-widget .monaco-list-row')].find((r) =>
+                    (r.getAttribute('aria-label') || r.textContent || '').includes(f),
+                ) || null,
+            { timeout: 15000 },
+            base,
+        );
+        try {
+            await row.asElement().click();
+            break;
+        } catch (err) {
+            if (attempt >= 10 || !/detached/i.test(err.message)) {
+                throw err;
+            }
+            await sleep(200);
+        }
+    }
     await page.waitForFunction(
         (f) => {
             const tab = document.querySelector('.tabs-container .tab.active');
