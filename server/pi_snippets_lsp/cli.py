@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import logging
 
 #: The commands run from a shell, a script or a hook: they print and exit.
-SHELL_COMMANDS: Final = frozenset({"expand", "check", "schema"})
+SHELL_COMMANDS: Final = frozenset({"expand", "check", "schema", "hook", "setup"})
 
 
 def _add_settings_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
@@ -144,7 +144,7 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pi-snippets-lsp",
         description="Language server for Pi's %name prompt snippets (pi-simple-snippets).",
     )
@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_limit_options(parser)
     _add_settings_options(parser)
 
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     expand_cmd = commands.add_parser(
         "expand",
         help="expand the %%name markers of a prompt read on stdin",
@@ -276,6 +276,15 @@ def _formatter(prog: str) -> argparse.HelpFormatter:
     return argparse.HelpFormatter(prog, width=_terminal_columns() - 2)
 
 
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` laid out by ``_formatter``: every parser of the command
+    line, its commands' too, so none of them imports ``shutil``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _formatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_mcp_parser() -> argparse.ArgumentParser:
     """``pi-snippets-lsp mcp ...`` alone, giving what ``build_parser`` gives for a command
     line that starts with ``mcp`` (no option before the command name).
@@ -284,9 +293,7 @@ def build_mcp_parser() -> argparse.ArgumentParser:
     (docs/mcp.md): ``main`` parses such a command line without building every other
     command's parser first.
     """
-    parser = argparse.ArgumentParser(
-        prog="pi-snippets-lsp mcp", description=MCP_DESCRIPTION, formatter_class=_formatter
-    )
+    parser = _Parser(prog="pi-snippets-lsp mcp", description=MCP_DESCRIPTION)
     _add_settings_options(parser)
     _add_mcp_options(parser, max_message_size=Limits().max_body)
     parser.set_defaults(command="mcp", verbose=0, log_file=None)

@@ -292,15 +292,21 @@ def loaded_by_command(args: list[str], tmp_path: Path) -> set[str]:
     return set(json.loads(out.read_text(encoding="utf-8")))
 
 
-@pytest.mark.parametrize("args", [["expand"], ["check"], ["check", "--json"], ["schema"]])
+@pytest.mark.parametrize(
+    "args",
+    [["expand"], ["check"], ["check", "--json"], ["schema"], ["hook", "claude-code"]],
+)
 def test_the_shell_commands_load_no_protocol_stack(args: list[str], tmp_path: Path) -> None:
-    """``expand``, ``check`` and ``schema`` run on every prompt of a shell user, script
-    or agent hook: they import the rules they apply, never the servers' protocol
-    libraries or event loop (most of a server's start), nor the servers' modules."""
+    """``expand``, ``check``, ``schema`` and ``hook`` run on every prompt of a shell user,
+    script or agent hook: they import the rules they apply, never the servers' protocol
+    libraries or event loop (most of a server's start), nor the servers' modules; nor
+    ``logging`` (they log nothing unless asked) or ``shutil`` (argparse's default layout
+    imports it, and its compressors, for every option added)."""
     loaded = loaded_by_command(args, tmp_path)
     assert {m for m in loaded if m.split(".")[0] in SERVING_STACK} == set()
     servers = ("pi_snippets_lsp.lsp", "pi_snippets_lsp.mcp")
     assert {m for m in loaded if m.startswith(servers)} - SHARED_WITH_THE_SERVERS == set()
+    assert {m for m in loaded if m.split(".")[0] in {"logging", "shutil", "bz2", "lzma"}} == set()
 
 
 def test_the_agent_hook_loads_no_protocol_stack_and_no_toml() -> None:
