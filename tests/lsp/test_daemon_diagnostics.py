@@ -17,9 +17,9 @@ from typing import Any
 from pi_snippets_lsp.lsp.handlers.typo_hints import MAX_TYPO_HINTS
 from pi_snippets_lsp.wire.framing import encode
 
-from .daemons import STUCK, Daemon, Raw, client, daemons
-from .test_daemon_limits import MIB, rss
-from .test_daemon_strangers import flood
+from .daemons import STUCK, Daemon, Raw, daemons
+from .test_daemon_limits import MIB
+from .test_daemon_strangers import storm_growth
 
 __all__ = ["daemons"]  # the fixture
 
@@ -166,24 +166,11 @@ def test_a_storm_of_large_changes_from_a_client_that_never_reads_costs_the_bound
     hog.handshake({})
     uri = (daemon.home / "settings.json").as_uri()
     hog.send(did_open(uri, problems(1_000, "k" * 100)))
-    before = rss(daemon.process.pid)
     storm = b"".join(
         encode(did_change(uri, problems(1_000, "k" * 100 + str(v)), v)) for v in range(2, 1002)
     )
-    threads = flood([hog.sock], storm)
-    peak = before
-    try:
-        for _ in range(80):  # ~8 s of storm
-            peak = max(peak, rss(daemon.process.pid))
-            time.sleep(0.1)
-        with client(daemon, "other") as other:
-            assert other.expand("%who").text == "other"
-    finally:
-        hog.sock.close()
-        for thread in threads:
-            thread.join(STUCK)
-    print(f"growth under a storm of large changes: {(peak - before) / MIB:.1f} MiB")
-    assert peak - before < 64 * MIB, f"the daemon grew by {(peak - before) // MIB} MiB"
+    growth = storm_growth(daemon, hog, storm, "a storm of large changes")
+    assert growth < 64 * MIB, f"the daemon grew by {growth // MIB} MiB"
 
 
 def typos(count: int, version: int) -> str:
@@ -222,19 +209,6 @@ def test_a_storm_of_prompts_full_of_typos_from_a_client_that_never_reads_costs_t
             break
     assert 0 < len(hints) <= MAX_TYPO_HINTS
     assert hints[0]["message"] == "unknown snippet %reveiw; did you mean %review?"
-    before = rss(daemon.process.pid)
     storm = b"".join(encode(did_change(uri, typos(32_000, v), v)) for v in range(2, 1002))
-    threads = flood([hog.sock], storm)
-    peak = before
-    try:
-        for _ in range(80):  # ~8 s of storm
-            peak = max(peak, rss(daemon.process.pid))
-            time.sleep(0.1)
-        with client(daemon, "other") as other:
-            assert other.expand("%who").text == "other"
-    finally:
-        hog.sock.close()
-        for thread in threads:
-            thread.join(STUCK)
-    print(f"growth under a storm of prompts full of typos: {(peak - before) / MIB:.1f} MiB")
-    assert peak - before < 64 * MIB, f"the daemon grew by {(peak - before) // MIB} MiB"
+    growth = storm_growth(daemon, hog, storm, "a storm of prompts full of typos")
+    assert growth < 64 * MIB, f"the daemon grew by {growth // MIB} MiB"

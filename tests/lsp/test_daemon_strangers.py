@@ -46,6 +46,26 @@ def flood(socks: list[socket.socket], data: bytes) -> list[threading.Thread]:
     return threads
 
 
+def storm_growth(daemon: Daemon, hog: Raw, storm: bytes, what: str) -> int:
+    """Bytes the daemon grew by while ``hog``, which never reads, sends ``storm`` for
+    about 8 s; another session is answered meanwhile. ``hog`` is closed after."""
+    before = rss(daemon.process.pid)
+    threads = flood([hog.sock], storm)
+    peak = before
+    try:
+        for _ in range(80):  # ~8 s of storm
+            peak = max(peak, rss(daemon.process.pid))
+            time.sleep(0.1)
+        with client(daemon, "other") as other:
+            assert other.expand("%who").text == "other"
+    finally:
+        hog.sock.close()
+        for thread in threads:
+            thread.join(STUCK)
+    print(f"growth under {what}: {(peak - before) / MIB:.1f} MiB")
+    return peak - before
+
+
 def closed(raw: Raw) -> bool:
     """Whether the daemon has closed the connection (everything it sent is read first)."""
     try:
@@ -247,7 +267,6 @@ def test_a_notification_storm_from_a_client_that_never_reads_costs_the_bound(
     while published is not None and published.get("method") != "textDocument/publishDiagnostics":
         published = hog.receive()
     assert published is not None and len(published["params"]["diagnostics"]) == 200
-    before = rss(daemon.process.pid)
     at_start = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
     change = b"".join(
         encode(
@@ -262,20 +281,8 @@ def test_a_notification_storm_from_a_client_that_never_reads_costs_the_bound(
         )
         for v in range(2, 2002)
     )
-    threads = flood([hog.sock], change)
-    peak = before
-    try:
-        for _ in range(80):  # ~8 s of storm
-            peak = max(peak, rss(daemon.process.pid))
-            time.sleep(0.1)
-        with client(daemon, "other") as other:
-            assert other.expand("%who").text == "other"
-    finally:
-        hog.sock.close()
-        for thread in threads:
-            thread.join(STUCK)
-    print(f"growth under a didChange storm: {(peak - before) / MIB:.1f} MiB")
-    assert peak - before < 64 * MIB, f"the daemon grew by {(peak - before) // MIB} MiB"
+    growth = storm_growth(daemon, hog, change, "a didChange storm")
+    assert growth < 64 * MIB, f"the daemon grew by {growth // MIB} MiB"
 
 
 def test_requests_piped_behind_initialized_obey_the_bound(
