@@ -133,6 +133,32 @@ def _insertion(text: str | None, name: str, value: str, path: str) -> Insertion:
         whole = style.value({SETTINGS_KEY: {"snippets": new}}, "") + "\n"
         edit = TextEdit(0, len(text or ""), whole)
         return Insertion((edit,), whole, create=text is None)
+    tree = settings_tree(text, path)
+    style = _Style.of(text, tree.root)
+    if tree.namespace is None:
+        edit = style.insert(text, tree.root, SETTINGS_KEY, {"snippets": new})
+    elif tree.table is None:
+        edit = style.insert(text, tree.namespace, "snippets", new)
+    else:
+        edit = style.insert(text, tree.table, name, value)
+    return Insertion((edit,), apply_edits(text, [edit]))
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsTree:
+    """A settings text read as a place for snippets: its root object, its
+    ``piSimpleSnippets`` object and that object's ``snippets`` object (None: absent)."""
+
+    root: JsonNode
+    namespace: JsonNode | None
+    table: JsonNode | None
+
+
+def settings_tree(text: str, path: str) -> SettingsTree:
+    """``text`` (of the file ``path``) as a place for snippets, or
+    :class:`SaveSnippetError` naming what to fix: text ``JSON.parse`` refuses, a root
+    that is not an object, a ``piSimpleSnippets`` or ``snippets`` that is not an object.
+    Writing into such a file would lose what the user wrote, so it needs the user."""
     try:
         root = parse(text)
     except JsonParseError as error:
@@ -142,21 +168,19 @@ def _insertion(text: str | None, name: str, value: str, path: str) -> Insertion:
         ) from None
     if not root.is_object:
         raise SaveSnippetError(f"{path} must hold a JSON object; fix it first")
-    style = _Style.of(text, root)
     namespace = root.member(SETTINGS_KEY)
     if namespace is None:
-        edit = style.insert(text, root, SETTINGS_KEY, {"snippets": new})
-    elif not namespace.value.is_object:
+        return SettingsTree(root, None, None)
+    if not namespace.value.is_object:
         raise SaveSnippetError(f'"{SETTINGS_KEY}" in {path} is not an object; fix it first')
-    elif (table := namespace.value.member("snippets")) is None:
-        edit = style.insert(text, namespace.value, "snippets", new)
-    elif not table.value.is_object:
+    table = namespace.value.member("snippets")
+    if table is None:
+        return SettingsTree(root, namespace.value, None)
+    if not table.value.is_object:
         raise SaveSnippetError(
             f'"{SETTINGS_KEY}.snippets" in {path} is not an object; fix it first'
         )
-    else:
-        edit = style.insert(text, table.value, name, value)
-    return Insertion((edit,), apply_edits(text, [edit]))
+    return SettingsTree(root, namespace.value, table.value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,10 +21,9 @@ a file that does not define the name (it changed since the snippets were read).
 
 from __future__ import annotations
 
-from pi_snippets_lsp.core.config import SETTINGS_KEY
 from pi_snippets_lsp.core.edits import TextEdit, apply_edits
-from pi_snippets_lsp.settings.jsontree import JsonNode, JsonParseError, parse
-from pi_snippets_lsp.settings.layers import line_and_column
+from pi_snippets_lsp.settings.jsontree import JsonNode
+from pi_snippets_lsp.settings.save_snippet import SaveSnippetError, settings_tree
 from pi_snippets_lsp.settings.snippet_keys import rename_edits
 
 
@@ -34,29 +33,12 @@ class SnippetFileError(ValueError):
 
 def snippets_table(text: str, path: str) -> JsonNode | None:
     """The ``snippets`` object of a settings ``text`` (None when the file has none), or
-    :class:`SnippetFileError` naming what to fix; ``path`` names the file."""
+    :class:`SnippetFileError` naming what to fix (``save_snippet.settings_tree``'s
+    rule); ``path`` names the file."""
     try:
-        root = parse(text)
-    except JsonParseError as error:
-        where = line_and_column(text, error.offset)
-        raise SnippetFileError(
-            f"{path} is not valid JSON ({error.message} at {where}); fix it first"
-        ) from None
-    if not root.is_object:
-        raise SnippetFileError(f"{path} must hold a JSON object; fix it first")
-    namespace = root.member(SETTINGS_KEY)
-    if namespace is None:
-        return None
-    if not namespace.value.is_object:
-        raise SnippetFileError(f'"{SETTINGS_KEY}" in {path} is not an object; fix it first')
-    table = namespace.value.member("snippets")
-    if table is None:
-        return None
-    if not table.value.is_object:
-        raise SnippetFileError(
-            f'"{SETTINGS_KEY}.snippets" in {path} is not an object; fix it first'
-        )
-    return table.value
+        return settings_tree(text, path).table
+    except SaveSnippetError as error:
+        raise SnippetFileError(str(error)) from None
 
 
 def _defining_table(text: str, name: str, path: str) -> JsonNode:
